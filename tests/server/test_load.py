@@ -123,9 +123,22 @@ def test_bad_requests_under_load_never_5xx(server_url):
         assert http.get("/health").status_code == 200
 
 
+def _slow_to_encode_text() -> str:
+    """About 12 MB of distinct pseudo-words (ASCII, under the 16 MB body limit): over a second of BPE work."""
+    rng = random.Random(0)
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    words = ["".join(rng.choice(alphabet) for _ in range(rng.randint(3, 12))) for _ in range(50_000)]
+    return " ".join(rng.choice(words) for _ in range(1_400_000))
+
+
 def test_a_long_request_does_not_stall_the_others(server_url):
-    """Small requests complete while a large one is still being encoded (ordering, not timing)."""
-    big = "word " * 1_200_000  # 6 MB: about a second of encoding
+    """Small requests complete while a large one is still being encoded (ordering, not timing).
+
+    The large body costs over a second of encoding in a worker thread; the five small requests, sent
+    once it is on the wire, take milliseconds each inline. Were the large one encoded on the event
+    loop, every small one would wait for it and finish after it.
+    """
+    big = _slow_to_encode_text()
     finished: list[str] = []
     started = threading.Event()
 
@@ -138,7 +151,7 @@ def test_a_long_request_does_not_stall_the_others(server_url):
     t = threading.Thread(target=send_big)
     t.start()
     started.wait()
-    time.sleep(0.2)  # let the big body reach the server
+    time.sleep(0.1)  # let the big body reach the server
     with httpx.Client(base_url=server_url, timeout=60) as http:
         for _ in range(5):
             assert http.post("/v1/count", json={"model": "qwen3.6", "text": "small"}).json() == {"count": 1}
