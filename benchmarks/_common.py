@@ -31,6 +31,26 @@ def best_time(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> 
     return min(samples)
 
 
+def best_times_interleaved(fns: dict[str, Callable[[], object]], *, repeat: int = 7) -> dict[str, float]:
+    """Best-of-``repeat`` seconds per call for each function, timed in alternating rounds.
+
+    Alternating keeps a burst of load on a shared machine from landing on one contender only.
+    """
+    best = dict.fromkeys(fns, float("inf"))
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            for key, fn in fns.items():
+                t0 = time.perf_counter()
+                fn()
+                best[key] = min(best[key], time.perf_counter() - t0)
+    finally:
+        if gc_was:
+            gc.enable()
+    return best
+
+
 def median_time(fn: Callable[[], object], *, repeat: int = 7, number: int = 1) -> float:
     samples = []
     for _ in range(repeat):

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import contextlib
 
-from _common import best_time, fmt_seconds, print_table, rss_bytes, sample_text
+from _common import best_time, best_times_interleaved, fmt_seconds, print_table, rss_bytes, sample_text
 
 import toklane
 from toklane.tokenizer import patterns
@@ -160,11 +160,11 @@ def encode_rows(rows: list, text: str, quick: bool) -> None:
     for name, engines in cases:
         tok = toklane.load_tokenizer(name)
         ours = tok.encode(text)
-        t_ours = best_time(lambda tok=tok: tok.encode(text), repeat=7)
-        timed = []
-        for engine, fn in engines.items():
-            exact = fn(text) == ours
-            timed.append((best_time(lambda fn=fn: fn(text), repeat=7), engine, exact))
+        fns = {"toklane": lambda tok=tok: tok.encode(text)}
+        fns.update({engine: (lambda fn=fn: fn(text)) for engine, fn in engines.items()})
+        best = best_times_interleaved(fns, repeat=9)
+        t_ours = best.pop("toklane")
+        timed = [(best[engine], engine, fn(text) == ours) for engine, fn in engines.items()]
         fastest = min((t for t in timed if t[2]), default=None)
         for t, engine, exact in sorted(timed):
             rows.append(
