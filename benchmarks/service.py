@@ -2,9 +2,10 @@
 concurrent connections, beside the in-process cost of the same work.
 
 Starts ``toklane serve`` on loopback in a subprocess and drives it from this
-process with asyncio + httpx keep-alive connections. Client and server share
-the machine's cores, so the HTTP figures include the client's cost; read the
-"overhead vs in-process" column as an upper bound.
+process over keep-alive connections with a minimal asyncio HTTP/1.1 client.
+Client and server share the machine's cores, so req/s and latency include the
+client's cost; "server CPU / req" is the service's own CPU time per request
+(from /proc), to read beside the in-process cost of the same work.
 
     python benchmarks/service.py [--quick]
 """
@@ -13,6 +14,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
+import re
 import socket
 import statistics
 import subprocess
@@ -62,27 +66,71 @@ def _start_server() -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("server did not start")
 
 
-async def _drive(url: str, path: str, body: dict, concurrency: int, total: int) -> tuple[float, list[float]]:
-    latencies: list[float] = []
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
-        for _ in range(min(concurrency, 8)):  # open connections, warm the path
-            (await client.post(path, json=body)).raise_for_status()
-        remaining = total
+def _raw_request(path: str, body: dict) -> bytes:
+    payload = json.dumps(body).encode()
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(payload)}\r\n\r\n"
+    )
+    return head.encode() + payload
 
-        async def worker() -> None:
+
+async def _roundtrip(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> int:
+    """One request on a keep-alive connection; the response status (its body is read and dropped)."""
+    writer.write(raw)
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = _CONTENT_LENGTH.search(head)
+    if length is None:
+        raise RuntimeError(f"response without content-length: {head[:200]!r}")
+    await reader.readexactly(int(length.group(1)))
+    return int(head[9:12])
+
+
+_CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length:\s*(\d+)")
+
+
+async def _drive(url: str, path: str, body: dict, concurrency: int, total: int) -> tuple[float, list[float]]:
+    """``total`` requests over ``concurrency`` keep-alive connections, each driven by its own task.
+
+    A minimal HTTP/1.1 client on asyncio streams: a general client (httpx) costs more CPU per
+    request than the server does, and at 64 connections it measured itself, not the service.
+    """
+    host, port = url.removeprefix("http://").split(":")
+    raw = _raw_request(path, body)
+    latencies: list[float] = []
+    remaining = total
+    conns = [await asyncio.open_connection(host, int(port)) for _ in range(concurrency)]
+    try:
+        for reader, writer in conns:  # warm every connection and the path
+            if await _roundtrip(reader, writer, raw) != 200:
+                raise RuntimeError(f"{path} answered an error")
+
+        async def worker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             nonlocal remaining
             while remaining > 0:
                 remaining -= 1
                 t0 = time.perf_counter()
-                r = await client.post(path, json=body)
+                status = await _roundtrip(reader, writer, raw)
                 latencies.append(time.perf_counter() - t0)
-                r.raise_for_status()
+                if status != 200:
+                    raise RuntimeError(f"{path} answered {status}")
 
         t0 = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        await asyncio.gather(*(worker(r, w) for r, w in conns))
         elapsed = time.perf_counter() - t0
+    finally:
+        for _, writer in conns:
+            writer.close()
     return elapsed, latencies
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -110,7 +158,11 @@ def main() -> None:
     try:
         for name, (path, body) in work.items():
             for concurrency in (1, 8, 64):
+                cpu0 = _cpu_seconds(proc.pid)
                 elapsed, lat = asyncio.run(_drive(url, path, body, concurrency, total))
+                cpu1 = _cpu_seconds(proc.pid)
+                served = len(lat) + concurrency  # the warm-up requests ran inside the CPU window too
+                server_cpu = "-" if cpu0 is None or cpu1 is None else fmt_seconds((cpu1 - cpu0) / served)
                 rows.append(
                     (
                         f"{name} ({len(TEXT if name == 'tokenize' else OUTPUT)} chars)",
@@ -118,6 +170,7 @@ def main() -> None:
                         f"{len(lat) / elapsed:,.0f}",
                         fmt_seconds(statistics.median(lat)),
                         fmt_seconds(_pct(lat, 0.99)),
+                        server_cpu,
                         fmt_seconds(in_process[name]),
                         f"{1 / in_process[name]:,.0f}",
                     )
@@ -127,7 +180,16 @@ def main() -> None:
         proc.wait(timeout=15)
     print_table(
         "toklane service on loopback (client in the same machine)",
-        ["work", "connections", "HTTP req/s", "p50", "p99", "in-process per call", "in-process calls/s"],
+        [
+            "work",
+            "connections",
+            "HTTP req/s",
+            "p50",
+            "p99",
+            "server CPU / req",
+            "in-process per call",
+            "in-process calls/s",
+        ],
         rows,
     )
 
