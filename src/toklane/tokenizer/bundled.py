@@ -59,23 +59,23 @@ def read_tiktoken_ranks(path: str | os.PathLike[str]) -> dict[bytes, int]:
 
 # Qwen added tokens that HF marks "special": false -- atomic, but kept by
 # decode(skip_special_tokens=True) so tool and reasoning parsers still see them.
-_QWEN_ATOMIC = frozenset(
-    {
-        "<tool_call>",
-        "</tool_call>",
-        "<|fim_prefix|>",
-        "<|fim_middle|>",
-        "<|fim_suffix|>",
-        "<|fim_pad|>",
-        "<|repo_name|>",
-        "<|file_sep|>",
-        "<tool_response>",
-        "</tool_response>",
-        "<think>",
-        "</think>",
-    }
+_QWEN_MARKUP = (
+    "<tool_call>",
+    "</tool_call>",
+    "<|fim_prefix|>",
+    "<|fim_middle|>",
+    "<|fim_suffix|>",
+    "<|fim_pad|>",
+    "<|repo_name|>",
+    "<|file_sep|>",
+    "<tool_response>",
+    "</tool_response>",
+    "<think>",
+    "</think>",
 )
+_QWEN_ATOMIC = frozenset(_QWEN_MARKUP)
 
+# Qwen2.5 / Qwen3 added tokens in id order from 151643.
 _QWEN_CONTROL = (
     "<|endoftext|>",
     "<|im_start|>",
@@ -91,18 +91,7 @@ _QWEN_CONTROL = (
     "<|vision_pad|>",
     "<|image_pad|>",
     "<|video_pad|>",
-    "<tool_call>",
-    "</tool_call>",
-    "<|fim_prefix|>",
-    "<|fim_middle|>",
-    "<|fim_suffix|>",
-    "<|fim_pad|>",
-    "<|repo_name|>",
-    "<|file_sep|>",
-    "<tool_response>",
-    "</tool_response>",
-    "<think>",
-    "</think>",
+    *_QWEN_MARKUP,
 )
 
 # Qwen3.5 / 3.6 append audio and speech tokens to the Qwen3 list.
