@@ -34,14 +34,18 @@ def best_time(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> 
 def best_times_interleaved(fns: dict[str, Callable[[], object]], *, repeat: int = 7) -> dict[str, float]:
     """Best-of-``repeat`` seconds per call for each function, timed in alternating rounds.
 
-    Alternating keeps a burst of load on a shared machine from landing on one contender only.
+    Alternating keeps a burst of load on a shared machine from landing on one contender only,
+    and each round starts with the next contender, so none always runs right after the same
+    one (a slow peer that frees a large result leaves the allocator cold for whoever follows).
     """
     best = dict.fromkeys(fns, float("inf"))
+    order = list(fns.items())
     gc_was = gc.isenabled()
     gc.disable()
     try:
-        for _ in range(repeat):
-            for key, fn in fns.items():
+        for r in range(repeat):
+            k = r % len(order)
+            for key, fn in order[k:] + order[:k]:
                 t0 = time.perf_counter()
                 fn()
                 best[key] = min(best[key], time.perf_counter() - t0)
