@@ -66,6 +66,9 @@ def _start_server() -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("server did not start")
 
 
+_CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length:\s*(\d+)")
+
+
 def _raw_request(path: str, body: dict) -> bytes:
     payload = json.dumps(body).encode()
     head = (
@@ -84,9 +87,6 @@ async def _roundtrip(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
         raise RuntimeError(f"response without content-length: {head[:200]!r}")
     await reader.readexactly(int(length.group(1)))
     return int(head[9:12])
-
-
-_CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length:\s*(\d+)")
 
 
 async def _drive(url: str, path: str, body: dict, concurrency: int, total: int) -> tuple[float, list[float]]:
