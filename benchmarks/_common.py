@@ -2,32 +2,40 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off inside the block (timed code), restored after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def best_time(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> float:
     """Best-of-``repeat`` seconds per call (each sample averages ``number`` calls)."""
     samples = []
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         for _ in range(repeat):
             t0 = time.perf_counter()
             for _ in range(number):
                 fn()
             samples.append((time.perf_counter() - t0) / number)
-    finally:
-        if gc_was:
-            gc.enable()
     return min(samples)
 
 
@@ -40,18 +48,13 @@ def best_times_interleaved(fns: dict[str, Callable[[], object]], *, repeat: int 
     """
     best = dict.fromkeys(fns, float("inf"))
     order = list(fns.items())
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         for r in range(repeat):
             k = r % len(order)
             for key, fn in order[k:] + order[:k]:
                 t0 = time.perf_counter()
                 fn()
                 best[key] = min(best[key], time.perf_counter() - t0)
-    finally:
-        if gc_was:
-            gc.enable()
     return best
 
 

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt_seconds, machine_note, print_table
+from _common import fmt_seconds, gc_paused, machine_note, print_table
 
 import toklane
 
@@ -51,16 +51,11 @@ TARGET_L = 12_000
 def per_step(step: Callable[[int], float | None], steps: int) -> float:
     """Best (least disturbed) seconds of ``step(k)`` over the steps; a step may return its own timing."""
     samples = []
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         for k in range(steps):
             t0 = time.perf_counter()
             own = step(k)
             samples.append(own if own is not None else time.perf_counter() - t0)
-    finally:
-        if gc_was:
-            gc.enable()
     return min(samples)
 
 
@@ -145,8 +140,7 @@ def bench_penalties(streams: Streams, length: int, v: int, logits_np: np.ndarray
 
     def ours(k: int) -> None:
         t0 = time.perf_counter()
-        for b in rids:
-            state.append(b, [outputs[b][length + STEPS + k]])
+        append_only(STEPS + k)
         t1 = time.perf_counter()
         state.apply(logits, rids)
         times["append"].append(t1 - t0)
