@@ -581,17 +581,22 @@ class ThinkToolsParser(StreamParser):
                 self._channel_r().put(rest)
                 return
             tools = self._tools
-            if tools is not None and tools.anchor is not None and not self._content.nonempty:
-                m = _NON_WS.search(s, i)
-                if m is None:
-                    self._content.put(rest)
-                    return
-                k = m.start()
-                if s[k] in tools.anchor:
+            if tools is not None and tools.anchor is not None:
+                if tools.anchor_in_prose:
+                    k = _first_of(s, tools.anchor, i)
+                elif not self._content.nonempty:
+                    m = _NON_WS.search(s, i)
+                    k = m.start() if m is not None and s[m.start()] in tools.anchor else -1
+                else:
+                    k = -1
+                if k >= 0:
                     if k > i:
                         self._content.put(s[i:k])
                     self._open_block(None, "")
-                    i = k
+                    i = self._block_text(s, k)
+                    if i == k and self._mode != BLOCK:  # no call starts here: the anchor is text
+                        self._content.put(s[k])
+                        i = k + 1
                     continue
             self._content.put(rest)
             return
@@ -703,6 +708,18 @@ class ThinkToolsParser(StreamParser):
         if self._mode == REASONING:
             self._channel_r().close()
         self._content.flush()
+
+
+def _first_of(s: str, chars: str, i: int) -> int:
+    """Index of the first of ``chars`` in ``s[i:]`` (-1 if none)."""
+    if len(chars) == 1:
+        return s.find(chars, i)
+    best = -1
+    for c in chars:
+        k = s.find(c, i)
+        if k >= 0 and (best < 0 or k < best):
+            best = k
+    return best
 
 
 # ---------------------------------------------------------------------- tools_schema

@@ -110,6 +110,9 @@ class ToolFormat:
 
     ``block_starts``: roles of the markers that open a tool-call block.
     ``anchor``: characters, any of which opens a block when it starts the content.
+    ``anchor_in_prose``: an anchor character opens a block anywhere in the
+    content, not only at its start (a call list after prose, several lists in
+    one output); a block that turns out to be no call is content again.
     ``body(parser, start_role, **body_options)`` builds the per-block reader
     (a grammar from :mod:`toklane.parsing.bodies`). ``id_style``: how call ids
     look (``"call"``: ``call_`` + 24 characters; ``"mistral"``: 9
@@ -128,6 +131,7 @@ class ToolFormat:
     body: Callable[..., Body]
     body_options: dict[str, Any] = field(default_factory=dict)
     anchor: str | None = None
+    anchor_in_prose: bool = False
     id_style: str = "call"
     harmony: bool = False
     aliases: tuple[str, ...] = ()
