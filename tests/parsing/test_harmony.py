@@ -174,7 +174,9 @@ def test_prose_that_only_starts_like_a_header_is_the_first_body(output: str) -> 
 FIRST = st.sampled_from(["The", "It", "Sure", "42", "😀", "Über", "I"])
 WORD = st.sampled_from(["user", "asks", "weather", "in", "Tokyo.", "is", "sunny", "é", "json", "code", "final", "{x}"])
 TEXT = st.builds(lambda a, b: " ".join([a, *b]), FIRST, st.lists(WORD, max_size=6))
-ARGS = st.dictionaries(st.sampled_from(["location", "unit", "n", "q"]), st.one_of(st.integers(-5, 99), TEXT), max_size=3)
+ARGS = st.dictionaries(
+    st.sampled_from(["location", "unit", "n", "q"]), st.one_of(st.integers(-5, 99), TEXT), max_size=3
+)
 MESSAGE = st.one_of(
     st.tuples(st.just("analysis"), TEXT),
     st.tuples(st.just("commentary"), TEXT),
@@ -194,9 +196,8 @@ def render(messages: list[tuple[Any, ...]]) -> str:
             out.append(f"<|start|>assistant<|channel|>{kind}<|message|>{m[1]}{end}")
         elif kind in ("call", "browser"):
             to = f"functions.{m[1]}" if kind == "call" else m[1]
-            out.append(
-                f"<|start|>assistant<|channel|>commentary to={to} <|constrain|>json<|message|>{json.dumps(m[2])}<|call|>"
-            )
+            head = f"<|start|>assistant<|channel|>commentary to={to} <|constrain|>json"
+            out.append(f"{head}<|message|>{json.dumps(m[2])}<|call|>")
         else:
             out.append(f"<|start|>assistant<|channel|>analysis to=python code<|message|>{m[1]}<|call|>")
     return "".join(out)[len("<|start|>assistant") :]
@@ -207,9 +208,7 @@ def expected(messages: list[tuple[Any, ...]]) -> tuple[Any, ...]:
     content = [m[1] for m in messages if m[0] in ("commentary", "final")]
     calls = []
     for m in messages:
-        if m[0] == "call":
-            calls.append((m[1], m[2]))
-        elif m[0] == "browser":
+        if m[0] in ("call", "browser"):
             calls.append((m[1], m[2]))
         elif m[0] == "python":
             calls.append(("python", {"code": m[1]}))
