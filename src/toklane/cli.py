@@ -137,6 +137,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         "tools": args.tools,
         "tools_schema": _load_schema(args.tools_schema),
         "thinking": args.thinking,
+        "unknown_tools": args.unknown_tools,
     }
     f = _open(args.file)
     try:
@@ -365,6 +366,12 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("--reasoning", help="reasoning format (see `toklane formats`)")
     parse.add_argument("--tools", help="tool-call format (see `toklane formats`)")
     parse.add_argument("--tools-schema", metavar="FILE", help="JSON file with the OpenAI `tools` list")
+    parse.add_argument(
+        "--unknown-tools",
+        choices=("keep", "drop", "content"),
+        default="keep",
+        help="a call of a tool the schema does not list: keep it (default), drop it, or show its text as content",
+    )
     parse.add_argument("--stream", action="store_true", help="print deltas as JSON lines as the input is read")
     parse.add_argument("--ids", action="store_true", help="the input is token ids (JSON array or whitespace)")
     parse.add_argument(

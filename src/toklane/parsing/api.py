@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import UnknownFormatError
 from ..tokenizer import Tokenizer, load_tokenizer
-from .engine import StreamParser, ThinkToolsParser
+from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
 from .harmony import HarmonyParser
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
@@ -182,6 +182,7 @@ def get_parser(
     *,
     thinking: bool | None = None,
     stream_arguments: bool = False,
+    unknown_tools: str = "keep",
 ) -> StreamParser:
     """A new streaming parser for one request (one choice) of a model's output.
 
@@ -194,6 +195,11 @@ def get_parser(
     ``False`` when the prompt closed reasoning, e.g. ``enable_thinking=False``).
     ``stream_arguments``: send a call's name and argument fragments as soon as
     they are validated, instead of each call whole once it is complete.
+    ``unknown_tools``: what happens to a call of a tool that ``tools_schema``
+    does not list -- ``"keep"`` (the default, as vLLM does: it is returned),
+    ``"drop"`` (as SGLang does by default: it is not returned), ``"content"``
+    (its text, as the model wrote it up to the end of its arguments, is
+    content). Without ``tools_schema`` every call is kept.
 
     Construction calls no tokenizer method that encodes or decodes: marker ids
     come from the cached added-token table, per-tokenizer tables are cached
@@ -209,7 +215,9 @@ def get_parser(
     if tables is None:
         rfmt, tfmt = combo.rfmt, combo.tfmt
         tables = tables_for(tok, combo.key, lambda: _build_tables(tok, rfmt, tfmt))
-    return combo.cls(tok, tables, combo.rfmt, combo.tfmt, tools_schema, thinking, stream_arguments)
+    if unknown_tools != "keep" and unknown_tools not in UNKNOWN_TOOLS:
+        raise ValueError(f"unknown_tools must be one of {', '.join(map(repr, UNKNOWN_TOOLS))}, not {unknown_tools!r}")
+    return combo.cls(tok, tables, combo.rfmt, combo.tfmt, tools_schema, thinking, stream_arguments, unknown_tools)
 
 
 def parse(
@@ -221,12 +229,13 @@ def parse(
     tools_schema: Any = None,
     *,
     thinking: bool | None = None,
+    unknown_tools: str = "keep",
 ) -> ParseResult:
     """Parse a whole output: what concatenating a stream's deltas gives, for any chunking.
 
     Pass ``text``, ``token_ids`` or both (the ids decide). Malformed output
     never raises: a broken tool call is returned as content (docs/formats.md).
     """
-    parser = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking)
+    parser = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking, unknown_tools=unknown_tools)
     first = parser.feed(text=text, token_ids=token_ids)
     return ParseResult.from_deltas((first, parser.finish()))

@@ -123,13 +123,19 @@ class Channel:
 
 
 class _Call:
-    __slots__ = ("id", "index", "name", "parts")
+    __slots__ = ("id", "index", "name", "parts", "unknown")
 
     def __init__(self) -> None:
         self.name = ""
         self.id: str | None = None
         self.index = -1  # assigned when the call is sent
         self.parts: list[str] = []
+        self.unknown = False  # a tool tools_schema does not list, under unknown_tools="drop"/"content"
+
+
+#: What ``unknown_tools=`` accepts: a call to a tool that ``tools_schema`` does not list is kept (the
+#: default, as vLLM does), dropped (as SGLang does by default), or its text is content.
+UNKNOWN_TOOLS = ("keep", "drop", "content")
 
 
 class StreamParser:
@@ -161,6 +167,8 @@ class StreamParser:
     _reasoning: Channel | None = None
     _label = ""  # a role label (Gemma 4's "thought") still to be dropped at the start of reasoning
     _lbuf = ""  # reasoning text held while it may still be that label
+    _unknown = ""  # unknown_tools policy when it can apply ("drop"/"content" with a tools_schema), else ""
+    _rejected = False  # the call that just completed is not sent (unknown tool): its raw text is routed
 
     def __init__(
         self,
@@ -171,7 +179,10 @@ class StreamParser:
         tools_schema: Any,
         thinking: bool | None,
         stream_arguments: bool,
+        unknown_tools: str = "keep",
     ):
+        if unknown_tools != "keep" and tools_schema is not None:
+            self._unknown = unknown_tools
         self._tok = tok
         self._tables = tables
         self._reasoning_fmt = reasoning
@@ -426,7 +437,9 @@ class StreamParser:
         assert call is not None
         call.name = name
         call.id = call_id
-        if self._stream_args:
+        if self._unknown and name not in self._tool_names():
+            call.unknown = True
+        elif self._stream_args:
             self._commit(call)
 
     def call_args(self, fragment: str) -> None:
@@ -446,14 +459,36 @@ class StreamParser:
         call = self._call
         assert call is not None
         self._call = None
-        if call.index < 0:
-            self._commit(call)
         self._block_calls += 1
+        if call.unknown:
+            self._rejected = True
+            if self._unknown == "content":  # its text will be content: the whitespace before it is text
+                return
+        elif call.index < 0:
+            self._commit(call)
         self._content.stash = ()
         self._content.lead = True  # and so is whitespace after one
 
     def call_fail(self) -> None:
         self._call = None
+
+    def _checkpoint(self, tail: str = "") -> None:
+        """A call completed: the raw text since the last one (plus ``tail``) was its own. A call
+        that was not sent (an unknown tool) leaves that text as content under ``unknown_tools="content"``."""
+        if self._rejected:
+            self._rejected = False
+            if self._unknown == "content":
+                raw = "".join(self._raw) + tail
+                self._content.restore()
+                if raw:
+                    self._content.put(raw)
+        self._raw = []
+
+    def _tool_names(self) -> dict[str, Any]:
+        index = self._schema_index
+        if index is None:
+            index = self._schema_index = _schema_index(self._schema)
+        return index
 
     def _commit(self, call: _Call) -> None:
         call.index = self._ncalls
@@ -473,10 +508,7 @@ class StreamParser:
 
     def param_types(self, function: str, param: str) -> list[str] | None:
         """JSON-schema types of ``function``'s parameter ``param`` in ``tools_schema`` (None: unknown)."""
-        index = self._schema_index
-        if index is None:
-            index = self._schema_index = _schema_index(self._schema)
-        props = index.get(function)
+        props = self._tool_names().get(function)
         if props is None:
             return None
         spec = props.get(param)
@@ -501,7 +533,7 @@ class StreamParser:
         j = body.text(s, i)
         if body.checkpoint:  # a call completed: the raw text so far was its own
             body.checkpoint = False
-            self._raw = []
+            self._checkpoint(s[i:j])
         elif j > i:
             self._raw.append(s[i:j])  # type: ignore[union-attr]
         elif body.status == OPEN:  # a body must consume or decide (guard against a stuck body)
@@ -519,7 +551,7 @@ class StreamParser:
         checkpoint = body.checkpoint
         if checkpoint:
             body.checkpoint = False
-            self._raw = []
+            self._checkpoint(raw if consumed else "")
         elif consumed:
             self._raw.append(raw)  # type: ignore[union-attr]
         if body.status != OPEN:
@@ -537,6 +569,8 @@ class StreamParser:
         self._body = None
         content = self._content
         ok = body.status != FAILED and self._block_calls > 0
+        if self._rejected:  # the last call (completed by finish()) was not sent
+            self._checkpoint()
         if ok:
             content.stash = ()
             content.held = ()

@@ -32,9 +32,10 @@ skipped) is one, when a header token follows; such words alone are dropped.
 the output without its Harmony tokens: ``analysisThe user asks...assistantfinalIt
 is sunny.``, ``commentary to=functions.get_weather json{...}``. An output that
 starts with ``analysis``, ``commentary``, ``final`` (not followed by a lowercase
-letter) or ``assistant`` + a channel name is read in that form: a message ends where ``assistant`` + a channel name follows
-(or, for a call, where its JSON arguments end), its header is the channel,
-an optional `` to=RECIPIENT`` and an optional `` json``/`` code``.
+letter) or ``assistant`` + a channel name is read in that form: a message
+ends where ``assistant`` + a channel name follows (or, for a call, where its
+JSON arguments end); its header is the channel, an optional
+`` to=RECIPIENT`` and an optional `` json``/`` code``.
 """
 
 from __future__ import annotations
@@ -298,13 +299,12 @@ class HarmonyParser(StreamParser):
             self._content.close()
         elif mode == _BODY_WRAP:
             self.call_args(json.dumps({self._wrap_key: "".join(self._raw)}, ensure_ascii=False))
-            self.call_done()
-            self._raw = []
+            self._call_done()
         elif mode == _BODY_CALL:
             args = self._args
             self._args = None
             if args is not None and args.scanner.state == DONE:
-                self.call_done()
+                self._call_done()
             else:  # not a complete JSON object: the body is content
                 self.call_fail()
                 self._content.open(True, _SEP)
@@ -314,6 +314,14 @@ class HarmonyParser(StreamParser):
                 self._content.close()
             self._raw = []
         self._mode = _IDLE
+
+    def _call_done(self) -> None:
+        self.call_done()
+        if self._rejected:  # a tool tools_schema does not list (unknown_tools="drop"/"content")
+            self._content.open(True, _SEP)
+            self._checkpoint()
+            self._content.close()
+        self._raw = []
 
     def _call_text(self, s: str) -> None:
         args = self._args

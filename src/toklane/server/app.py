@@ -254,6 +254,7 @@ def create_app(
             "tools": req.tools,
             "tools_schema": req.tools_schema,
             "thinking": req.thinking,
+            "unknown_tools": req.unknown_tools,
         }
         size = _size(req.text, req.token_ids, req.chunks)
 

@@ -74,6 +74,11 @@ class ParseRequest(_Request):
     reasoning: str | None = Field(None, description="Reasoning format; see GET /v1/formats.")
     tools: str | None = Field(None, description="Tool-call format; see GET /v1/formats.")
     tools_schema: list[dict[str, Any]] | None = Field(None, description="OpenAI `tools` list (argument types).")
+    unknown_tools: Literal["keep", "drop", "content"] = Field(
+        "keep",
+        description="A call of a tool `tools_schema` does not list: kept (as vLLM), dropped (as SGLang), or its text "
+        "is content.",
+    )
     thinking: bool | None = Field(
         None,
         description="Whether the output starts inside reasoning (default: the format's; false if the prompt closed "
