@@ -361,7 +361,7 @@ class MessageParser(StreamParser):
         if role and self.OFFER_END and body.marker(role, raw):
             if body.checkpoint:
                 body.checkpoint = False
-                self._raw = []
+                self._checkpoint(raw)
             else:
                 self._raw.append(raw)  # type: ignore[union-attr]
         if body.status == OPEN:
