@@ -128,6 +128,36 @@ CASES: list[tuple[str, str, dict, Callable[[int], str]]] = [
         {"reasoning": "gpt_oss", "tools": "gpt_oss"},
         lambda n: "<|channel|>commentary to=functions.f<|message|>" + "[" * n,
     ),
+    (
+        "harmony text form, boundary prefixes",
+        "o200k_harmony",
+        {"reasoning": "gpt_oss", "tools": "gpt_oss"},
+        lambda n: "analysis" + "assistantcomm " * (n // 14),
+    ),
+    (
+        "harmony text form, empty messages",
+        "o200k_harmony",
+        {"reasoning": "gpt_oss", "tools": "gpt_oss"},
+        lambda n: "analysis" + "assistantanalysis" * (n // 17),
+    ),
+    (
+        "harmony text form, call after call",
+        "o200k_harmony",
+        {"reasoning": "gpt_oss", "tools": "gpt_oss"},
+        lambda n: 'commentary to=functions.f json{"a": 1}assistantcommentary to=functions.f{}' * (n // 74),
+    ),
+    (
+        "harmony whitespace between messages",
+        "o200k_harmony",
+        {"reasoning": "gpt_oss", "tools": "gpt_oss"},
+        lambda n: "<|channel|>final<|message|>x<|end|>" + " " * n,
+    ),
+    (
+        "harmony header words between messages",
+        "o200k_harmony",
+        {"reasoning": "gpt_oss", "tools": "gpt_oss"},
+        lambda n: "<|channel|>final<|message|>x<|end|>" + "assistant commentary " * (n // 21),
+    ),
     ("whitespace", "qwen3.6", {"reasoning": "qwen3", "tools": "hermes"}, lambda n: "x</think>" + " \n" * (n // 2)),
     *all_linear(),
 ]

@@ -214,7 +214,11 @@ class HarmonyParser(StreamParser):
         buf = self._pend + s
         t = buf.strip(WS)
         if not t:
-            self._pend = buf
+            if len(buf) > _MAX_HEADER:  # a long run of whitespace: not worth holding (bounded work per chunk)
+                self._pend = ""
+                self._release(buf)
+            else:
+                self._pend = buf
             return
         if self._initial:
             if any(o.startswith(t) and o != t for o in _OPENERS) or _FINAL.startswith(t) or _header_words(t, True):
