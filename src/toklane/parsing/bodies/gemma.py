@@ -8,6 +8,8 @@ from ..block import ENDED, WS, Body, Sink
 from ..block import first_non_ws as _first_non_ws
 from ..jsonscan import is_json
 
+#: The closing bracket of each container (``(`` only outermost: Gemma 4's ``call:NAME(...)``).
+_CLOSE = {"{": "}", "[": "]", "(": ")"}
 # States of the value reader.
 (
     _GV_VALUE,
@@ -28,10 +30,12 @@ class GemmaValue:
 
     Keys are bare (or escaped); values are ``<escape>text<escape>`` strings,
     ``{...}``, ``[...]``, or bare scalars (JSON numbers, ``true``, ``false``,
-    ``null``; other bare text becomes a string).
+    ``null``; other bare text becomes a string). The outermost object may be
+    written ``(...)`` instead of ``{...}`` (Gemma 4's ``call:NAME(key:value)``);
+    it is sent as an object.
     """
 
-    __slots__ = ("buf", "commas", "key_string", "out", "stack", "state")
+    __slots__ = ("buf", "commas", "key_string", "out", "parens", "stack", "state")
 
     def __init__(self) -> None:
         self.state = _GV_VALUE
@@ -40,6 +44,8 @@ class GemmaValue:
         self.out: list[str] = []
         self.buf: list[str] = []
         self.key_string = False
+        #: Open ``(`` inside the bare value being read (``call:NAME(x:f(1))``).
+        self.parens = 0
 
     @property
     def done(self) -> bool:
@@ -60,6 +66,7 @@ class GemmaValue:
     def _close_bare(self) -> bool:
         token = "".join(self.buf).strip(WS)
         self.buf = []
+        self.parens = 0
         if not token:
             return False
         if token[0] not in '"[{' and is_json(token):
@@ -78,10 +85,21 @@ class GemmaValue:
                 out.append(json.dumps(s[i:], ensure_ascii=False)[1:-1])
                 return n
             if state in (_GV_BARE, _GV_KEY):
-                stops = ":" if state == _GV_KEY else ",}]"
+                in_parens = state == _GV_BARE and self.stack[-1:] == ["("]
+                stops = ":" if state == _GV_KEY else ",}])(" if in_parens else ",}]"
                 j = i
-                while j < n and s[j] not in stops:
-                    j += 1
+                while j < n:
+                    c = s[j]
+                    if c not in stops:
+                        j += 1
+                    elif c == "(":  # a parenthesis inside a bare value: its ``)`` is the value's too
+                        self.parens += 1
+                        j += 1
+                    elif c == ")" and self.parens:
+                        self.parens -= 1
+                        j += 1
+                    else:
+                        break
                 self.buf.append(s[i:j])
                 if j == n:
                     return n
@@ -112,16 +130,16 @@ class GemmaValue:
                     self.state = _GV_ERROR
                     return i
                 self._element()
-                if c in "{[":
+                if c in "{[" or (c == "(" and not self.stack):
                     self.stack.append(c)
                     self.commas.append(False)
-                    out.append(c)
-                    self.state = _GV_KEY_OR_CLOSE if c == "{" else _GV_VALUE_OR_CLOSE
+                    out.append("{" if c == "(" else c)
+                    self.state = _GV_VALUE_OR_CLOSE if c == "[" else _GV_KEY_OR_CLOSE
                     i += 1
                 else:
                     self.state = _GV_BARE
             elif state == _GV_KEY_OR_CLOSE:
-                if c == "}":
+                if c == _CLOSE[self.stack[-1]]:
                     self.state = _GV_AFTER
                     continue
                 self._element(key=True)
@@ -139,12 +157,12 @@ class GemmaValue:
                     return i
                 top = self.stack[-1]
                 if c == ",":
-                    self.state = _GV_KEY_OR_CLOSE if top == "{" else _GV_VALUE
+                    self.state = _GV_VALUE if top == "[" else _GV_KEY_OR_CLOSE
                     i += 1
-                elif c == ("}" if top == "{" else "]"):
+                elif c == _CLOSE[top]:
                     self.stack.pop()
                     self.commas.pop()
-                    out.append(c)
+                    out.append("}" if c == ")" else c)
                     i += 1
                     if not self.stack:
                         self.state = _GV_DONE
@@ -190,10 +208,12 @@ class GemmaCall(Body):
 
     ``end_role``: the marker that closes the block (optional after the
     arguments). ``escape_role``: the marker that delimits strings.
-    ``bare_prefix``: ``:NAME{`` without ``call`` is accepted too.
+    ``bare_prefix``: ``:NAME{`` without ``call`` is accepted too. ``parens``:
+    the arguments may be written ``call:NAME(key:value,...)`` (as vLLM's
+    Gemma 4 parser reads them).
     """
 
-    __slots__ = ("bare_prefix", "buf", "end_role", "escape_role", "state", "value")
+    __slots__ = ("bare_prefix", "buf", "end_role", "escape_role", "parens", "state", "value")
 
     def __init__(
         self,
@@ -203,8 +223,10 @@ class GemmaCall(Body):
         end_role: str = "call_end",
         escape_role: str = "escape",
         bare_prefix: bool = False,
+        parens: bool = False,
     ):
         super().__init__(parser)
+        self.parens = parens
         self.end_role = end_role
         self.escape_role = escape_role
         self.bare_prefix = bare_prefix
@@ -245,6 +267,9 @@ class GemmaCall(Body):
                 continue
             if state == _G_NAME:
                 k = s.find("{", i)
+                if self.parens:
+                    k2 = s.find("(", i, k if k >= 0 else n)
+                    k = k2 if k2 >= 0 else k
                 if k < 0:
                     self.buf.append(s[i:])
                     return n

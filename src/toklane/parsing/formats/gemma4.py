@@ -8,8 +8,9 @@ inside reasoning ends it.
 Tools: ``<|tool_call>call:NAME{key:<|"|>text<|"|>,n:1,flag:true}<tool_call|>``:
 strings are delimited by the ``<|"|>`` token, keys are bare, numbers,
 booleans, objects and arrays are written bare. ``:NAME{`` without ``call``
-is accepted; a model that ends the call with ``<turn|>`` (or nothing) instead
-of ``<tool_call|>`` still has its call read.
+and ``call:NAME(key:value,...)`` (parentheses for the braces, which vLLM
+reads) are accepted; a model that ends the call with ``<turn|>`` (or nothing)
+instead of ``<tool_call|>`` still has its call read.
 """
 
 from ...reasoning_markers import ReasoningMarkers
@@ -35,6 +36,6 @@ TOOLS = ToolFormat(
     markers=(CALL_START, Marker("call_end", "<tool_call|>"), Marker("escape", '<|"|>')),
     block_starts=frozenset({"call_start"}),
     body=GemmaCall,
-    body_options={"bare_prefix": True},
+    body_options={"bare_prefix": True, "parens": True},
     family="Gemma",
 )
