@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 
-from ..block import ENDED, FAILED, WS, Body, Sink
-from ..block import first_non_ws as _first_non_ws
+from ..block import ENDED, FAILED, WS, Body, Sink, first_non_ws
 from .values import ArgsObject, convert_value, is_string_type
 
 # States of XmlFunctions.
 _X_START, _X_NAME, _X_BODY, _X_PNAME, _X_VALUE, _X_AFTER = range(6)
+#: Whitespace held after a candidate ``</parameter>`` inside a value before it is taken as the closer.
+CLOSE_HOLD = 256
+# Markers that, after a candidate closer inside a value, show it closed the value (by the closer's role).
+_CONTINUE = {
+    "param_end": frozenset(("param_start", "fn_end", "call_end", "fn_start", "call_start")),
+    "fn_end": frozenset(("call_end", "fn_start", "call_start")),
+}
 
 
 class XmlFunctions(Body):
@@ -31,6 +37,17 @@ class XmlFunctions(Body):
     ``</tool_call>``. A block opened by ``<function=`` without
     ``<tool_call>`` holds one function. ``trim=False`` keeps values exactly as
     written, newlines included (MiMo).
+
+    A ``</parameter>`` written inside a value (code that contains the tag)
+    ends it only when what follows it, after whitespace, continues the call:
+    a marker of the grammar other than another ``</parameter>``, or the end of
+    the output. Text after it (or another ``</parameter>``) makes it part of
+    the value. Likewise, in a ``<tool_call>`` block, a ``</function>`` inside
+    a value ends the value and the function only when ``</tool_call>``,
+    ``<function=``, ``<tool_call>`` or the end of the output follows. The
+    candidate closer and the whitespace after it are held until the next
+    character decides -- at most :data:`CLOSE_HOLD` characters of
+    whitespace; a run that long ends the value.
     """
 
     __slots__ = (
@@ -43,6 +60,8 @@ class XmlFunctions(Body):
         "state",
         "trim",
         "vbuf",
+        "vclose",
+        "vcrole",
         "vfirst",
         "vheld",
         "vstream",
@@ -64,6 +83,8 @@ class XmlFunctions(Body):
         self.vfirst = True  # the value's first character is still to come (a leading newline is dropped)
         self.vstream = 0  # 0: undecided, 1: streaming as a string, 2: buffered for conversion
         self.vheld = ""
+        self.vclose: list[str] | None = None  # a candidate closer inside a value and the whitespace after it
+        self.vcrole = ""  # the candidate's role: param_end or fn_end
         if not self.wrapped:
             self._start_function()
 
@@ -78,6 +99,20 @@ class XmlFunctions(Body):
         while i < n:
             state = self.state
             if state == _X_VALUE:
+                held = self.vclose
+                if held is not None:  # a candidate closer: whitespace waits, anything else is value text
+                    j = first_non_ws(s, i)
+                    if sum(map(len, held)) - len(held[0]) + j - i >= CLOSE_HOLD:
+                        self._closed()
+                        if self.state == _X_AFTER:  # the whitespace after a function is content
+                            self.p.junk("".join(held[1:]) + s[i:])
+                            return n
+                        continue  # whitespace inside a function is ignored
+                    if j == n:
+                        held.append(s[i:])
+                        return n
+                    self.vclose = None
+                    self._value_text("".join(held))
                 self._value_text(s[i:] if i else s)
                 return n
             if state in (_X_NAME, _X_PNAME):
@@ -105,7 +140,7 @@ class XmlFunctions(Body):
                 self.p.junk(s[i:])
                 self.checkpoint = True
                 return n
-            j = _first_non_ws(s, i)
+            j = first_non_ws(s, i)
             if j < n and state == _X_START:
                 self._fail()
                 return j
@@ -175,10 +210,20 @@ class XmlFunctions(Body):
     def marker(self, role: str, raw: str) -> bool:
         state = self.state
         if state == _X_VALUE:
-            if role == "param_end":
-                self._end_value()
+            held = self.vclose
+            if held is not None:
+                if role in _CONTINUE[self.vcrole]:  # what follows continues the call: the held closer closed
+                    self._closed()
+                    state = self.state
+                else:  # another closer (or a foreign marker): the held one is value text
+                    self.vclose = None
+                    self._value_text("".join(held))
+        if state == _X_VALUE:
+            if role == "param_end" or (role == "fn_end" and self.wrapped):
+                self.vclose = [raw]  # a candidate closer, decided by what follows
+                self.vcrole = role
                 return True
-            if role in ("param_start", "fn_end", "call_end"):
+            if role in ("param_start", "fn_end", "call_end"):  # a missing </parameter>
                 self._end_value()
                 state = _X_BODY
             else:  # any other marker inside a value is text of the value
@@ -217,7 +262,16 @@ class XmlFunctions(Body):
         self._fail()  # a marker inside a function or parameter name
         return False
 
+    def _closed(self) -> None:
+        """The held candidate closer was the closer: the value (and for ``</function>`` the function) ends."""
+        self.vclose = None
+        self._end_value()
+        if self.vcrole == "fn_end":
+            self._end_function()
+
     def finish(self) -> None:
+        if self.vclose is not None:  # the end of the output continues the call: the held closer closed
+            self._closed()
         if self.state == _X_AFTER:
             self.status = ENDED
         else:

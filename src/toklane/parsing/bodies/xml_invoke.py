@@ -32,6 +32,10 @@ _STR, _UND, _BUF = range(3)
 # Markers that close an open parameter and its invoke (recovering a missing closing tag).
 _CLOSERS = ("invoke_end", "call_end", "block_end")
 _NULL_WAIT = 64  # an undecided value longer than this is a string
+#: Whitespace held after a candidate ``</parameter>`` inside a value before it is taken as the closer.
+CLOSE_HOLD = 256
+# Markers that, after a candidate ``</parameter>``, show it closed the value.
+_CONTINUE = frozenset(("param_start", "invoke_start", "invoke_end", "call_begin", "call_end", "block_end"))
 _ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 _ENTITY_NAME = 8  # the longest entity name read (``#x10FFFF``)
 _CDATA_OPEN, _CDATA_CLOSE = "<![CDATA[", "]]>"
@@ -119,6 +123,14 @@ class XmlInvoke(Body):
     unclosed section runs to the end of the value. ``one_call``: a block ends
     with its call (MiniCPM5's calls have no wrapper: text after one is content).
 
+    A ``</parameter>`` written inside a value (code that contains the tag)
+    ends it only when what follows it, after whitespace, continues the call:
+    a marker of the grammar other than another ``</parameter>``, or the end of
+    the output; text after it (or another ``</parameter>``) makes it part of
+    the value. The candidate and the whitespace after it are held until the
+    next character decides -- at most :data:`CLOSE_HOLD` characters of
+    whitespace; a run that long ends the value.
+
     Strings stream as they arrive. A missing ``</parameter>`` is recovered at
     ``</invoke>`` or the block's end, a missing ``</invoke>`` at the next
     invoke or the block's end; ``<invoke name="f"/>`` is a call without
@@ -143,6 +155,7 @@ class XmlInvoke(Body):
         "string_attr",
         "strip",
         "vbuf",
+        "vclose",
         "vheld",
         "vmode",
         "vstarted",
@@ -184,6 +197,7 @@ class XmlInvoke(Body):
         self.vbuf: list[str] = []
         self.vheld: list[str] = []
         self.vund = ""
+        self.vclose: list[str] | None = None  # a candidate </parameter> and the whitespace after it
         self.state = _START
         if role == "invoke_start":
             self._read_attributes("invoke")
@@ -196,6 +210,18 @@ class XmlInvoke(Body):
         while i < n:
             state = self.state
             if state == _VALUE:
+                held = self.vclose
+                if held is not None:  # a candidate closer: whitespace waits, anything else is value text
+                    j = first_non_ws(s, i)
+                    if sum(map(len, held)) - len(held[0]) + j - i >= CLOSE_HOLD:
+                        self.vclose = None
+                        self._end_value()
+                        return n  # text between parameters is ignored
+                    if j == n:
+                        held.append(s[i:])
+                        return n
+                    self.vclose = None
+                    self._value_text("".join(held))
                 self._value_text(s[i:] if i else s)
                 return n
             if state == _ATTR:
@@ -405,12 +431,20 @@ class XmlInvoke(Body):
     # ------------------------------------------------------------------ markers
     def marker(self, role: str, raw: str) -> bool:
         state = self.state
+        if state == _VALUE and self.vclose is not None:
+            held = self.vclose
+            self.vclose = None
+            if role in _CONTINUE:  # what follows continues the call: the held closer ended the value
+                self._end_value()
+                state = _BODY
+            else:  # another </parameter> (or a foreign marker): the held one is value text
+                self._value_text("".join(held))
         if state == _VALUE:
             if self.xml is not None and self.xml.cdata:  # markers inside a CDATA section are text
                 self._value_text(raw)
                 return True
             if role == "param_end":
-                self._end_value()
+                self.vclose = [raw]  # a candidate closer, decided by what follows
                 return True
             if role not in _CLOSERS:  # any other marker inside a value is text of the value
                 self._value_text(raw)
@@ -458,6 +492,9 @@ class XmlInvoke(Body):
         return False
 
     def finish(self) -> None:
+        if self.vclose is not None:  # the end of the output continues the call: the held closer ends the value
+            self.vclose = None
+            self._end_value()
         if self.state in (_AFTER, _CLOSE):
             self.status = ENDED
         else:

@@ -1,8 +1,9 @@
 """Qwen3-Coder / Qwen3.5 / Qwen3.6 tool calls: XML-ish functions and parameters.
 
 ``<tool_call>`` and ``</tool_call>`` are added tokens; the function and
-parameter tags are ordinary text. Values are converted by ``tools_schema``
-(see :class:`toklane.parsing.bodies.XmlFunctions`).
+parameter tags are ordinary text. Values are converted by ``tools_schema``;
+a ``</parameter>`` (or ``</function>``) written inside a value stays in it
+unless the call continues after it (see :class:`toklane.parsing.bodies.XmlFunctions`).
 """
 
 from ..bodies import XmlFunctions
