@@ -81,7 +81,7 @@ def test_olmo3_content_after_the_calls() -> None:
         (f"{FC}foo(x=1]){FC_END}", f"{FC}foo(x=1]){FC_END}", []),  # mismatched brackets
         (f"{FC}bad(x=b'z'){FC_END}", f"{FC}bad(x=b'z'){FC_END}", []),  # no JSON for bytes
         (f"{FC}f(1){FC_END}", f"{FC}f(1){FC_END}", []),  # positional arguments have no names
-        (f"{FC}{SIMPLE}\nbad(x=b'z'){FC_END}", f"bad(x=b'z'){FC_END}", [SIMPLE_CALL]),
+        (f"{FC}{SIMPLE}\nbad(x=b'z'){FC_END}", "bad(x=b'z')", [SIMPLE_CALL]),  # skipped, the block stands
         (f"{FC}{FC_END}", f"{FC}{FC_END}", []),
     ],
 )

@@ -167,6 +167,7 @@ class StreamParser:
     _reasoning: Channel | None = None
     _label = ""  # a role label (Gemma 4's "thought") still to be dropped at the start of reasoning
     _lbuf = ""  # reasoning text held while it may still be that label
+    _prev = ""  # the last character of content text read since the last structure (anchors glued to it are text)
     _unknown = ""  # unknown_tools policy when it can apply ("drop"/"content" with a tools_schema), else ""
     _rejected = False  # the call that just completed is not sent (unknown tool): its raw text is routed
 
@@ -618,6 +619,10 @@ class ThinkToolsParser(StreamParser):
             if tools is not None and tools.anchor is not None:
                 if tools.anchor_in_prose:
                     k = _first_of(s, tools.anchor, i)
+                    # An anchor glued to what precedes it is code, not a call: xs[0], d[key(x=1)], f{...}
+                    while k >= 0 and _glued(s[k - 1] if k > i else self._prev):
+                        k = _first_of(s, tools.anchor, k + 1)
+                    self._prev = "" if k >= 0 else s[-1]
                 elif not self._content.nonempty:
                     m = _NON_WS.search(s, i)
                     k = m.start() if m is not None and s[m.start()] in tools.anchor else -1
@@ -630,6 +635,7 @@ class ThinkToolsParser(StreamParser):
                     i = self._block_text(s, k)
                     if i == k and self._mode != BLOCK:  # no call starts here: the anchor is text
                         self._content.put(s[k])
+                        self._prev = s[k]
                         i = k + 1
                     continue
             self._content.put(rest)
@@ -656,6 +662,7 @@ class ThinkToolsParser(StreamParser):
         tables = self._tables
         role = tables.roles[k]
         raw = tables.texts[k]
+        self._prev = ""
         if self._label:
             self._flush_label()
         while True:
@@ -742,6 +749,11 @@ class ThinkToolsParser(StreamParser):
         if self._mode == REASONING:
             self._channel_r().close()
         self._content.flush()
+
+
+def _glued(c: str) -> bool:
+    """Whether an anchor right after ``c`` continues a word or an expression (``xs[``, ``f(x)[``)."""
+    return c != "" and (c.isalnum() or c in "_])")
 
 
 def _first_of(s: str, chars: str, i: int) -> int:

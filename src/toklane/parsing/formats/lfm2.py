@@ -6,7 +6,9 @@ object, and values may use JSON's ``true``/``false``/``null``, integers with
 leading zeros and raw line breaks inside strings -- all of which SGLang or
 vLLM accept. LFM2 sometimes echoes the calls after ``<|tool_call_end|>`` and
 closes the echo with a second one: text from a ``[`` right after the end
-marker up to that second marker is dropped (as vLLM does).
+marker up to that second marker is dropped (as vLLM does). A call whose
+arguments are no literals is skipped, its text content, and its siblings are
+kept (as SGLang keeps them).
 """
 
 from ..bodies.pythonic import PythonicList

@@ -14,6 +14,9 @@ Tools (OLMo 3 Instruct): pythonic calls, one per line, inside
 The markers are added tokens in the Instruct tokenizer and ordinary text in
 others, so they are matched as text (by id where they are tokens). Values
 may use JSON's ``true``/``false``/``null``; a list in brackets is accepted too.
+A call whose arguments are no literals is skipped, its text content, and the
+calls after it are kept (as SGLang does for the same grammar in LFM2 and
+pythonic lists; vLLM drops every call of the block).
 """
 
 from ...reasoning_markers import REASONING_MARKERS

@@ -1,7 +1,13 @@
 """Pythonic tool calls (Llama 3.2 / Llama 4, ToolACE, ...): ``[f(a=1), g(b="x")]``.
 
-The list opens the content; Llama 4 may wrap it in ``<|python_start|>`` /
-``<|python_end|>`` (matched as text: other tokenizers lack them).
+A list may follow prose and several lists may appear in one output (as
+SGLang reads them): every ``[`` in the content is tried as a call list, and
+one that turns out to be prose (``[1]``, ``[text](url)``, ``xs[0]``) is
+content again, decided at the first character that cannot continue a call.
+Llama 4 may wrap the list in ``<|python_start|>`` / ``<|python_end|>``
+(matched as text: other tokenizers lack them). A call in the list that
+breaks (an argument that is no literal) is skipped and its text is content;
+its siblings are kept.
 """
 
 from ..bodies import PythonicList
@@ -19,6 +25,7 @@ TOOLS = ToolFormat(
     body=PythonicList,
     body_options={"end_role": "py_end"},
     anchor="[",
+    anchor_in_prose=True,
     aliases=("llama4_pythonic",),
     family="Llama / pythonic",
 )
