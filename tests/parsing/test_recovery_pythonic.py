@@ -110,7 +110,7 @@ def test_prose_brackets_are_decided_while_streaming(text: str) -> None:
         ("[f(a=1), g(b=x) and more", ", g(b=x) and more", [("f", {"a": 1})]),  # no list after all
         ("[g(b=x)]", "[g(b=x)]", []),  # no call in the list: all of it is content
         ("[g(b=x), k(y)]", "[g(b=x), k(y)]", []),
-        ("Text [f(a=1), g(b=x)] more", "Textg(b=x) more", [("f", {"a": 1})]),
+        ("Text [f(a=1), g(b=x)] more", "Text g(b=x) more", [("f", {"a": 1})]),
     ],
 )
 def test_pythonic_broken_call_is_skipped_and_siblings_kept(text: str, content: str | None, calls: list) -> None:

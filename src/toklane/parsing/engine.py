@@ -504,8 +504,12 @@ class StreamParser:
 
     def junk(self, text: str) -> None:
         """Text inside a tool-call block after a finished call that is no call: content
-        (whitespace next to the calls is dropped by the channel's rule)."""
-        self._content.put(text)
+        (whitespace next to the calls is dropped by the channel's rule; a space keeps it
+        apart from content before the block, as ``Sure. g(b=x)``, not ``Sure.g(b=x)``)."""
+        content = self._content
+        if content.nonempty and content.lead:
+            content.sep = " "
+        content.put(text)
 
     def param_types(self, function: str, param: str) -> list[str] | None:
         """JSON-schema types of ``function``'s parameter ``param`` in ``tools_schema`` (None: unknown)."""

@@ -318,12 +318,13 @@ class PythonicList(Body):
                 name = "".join(self.buf)
                 self.buf = []
                 if state == _P_CALL_NAME:
-                    p.call_name(name)
                     if s[j] == "(":
+                        p.call_name(name)
                         self.tight = True
                         self.state = _P_ARGS_FIRST
                         j += 1
-                    else:
+                    else:  # the name is announced at its "(" (prose such as "[A: ..." is no call)
+                        self.buf = [name]
                         self.state = _P_BEFORE_PAREN
                 else:
                     p.call_args(("{" if self.kw_count == 0 else ", ") + json.dumps(name) + ": ")
@@ -355,6 +356,8 @@ class PythonicList(Body):
                 if c != "(":
                     self._fail()
                     return i
+                p.call_name("".join(self.buf))
+                self.buf = []
                 self.state = _P_ARGS_FIRST
                 i += 1
             elif state in (_P_ARGS_FIRST, _P_ARGS_NEXT):
