@@ -57,6 +57,9 @@ class JsonCallObject:
     name, missing or duplicate arguments, or arguments that are no object,
     fail the call. ``mapping``: the object is ``{"NAME": {...}}`` instead --
     exactly one member, its key the name, its value the arguments.
+    ``only_keys``: when given, a member named neither a name key, an
+    arguments key nor one of these fails the call as soon as its key is read
+    (a JSON object in prose that is no call is given back at once).
 
     The name is sent as soon as it is known, argument fragments as they are
     validated.
@@ -70,6 +73,7 @@ class JsonCallObject:
         "member",
         "name_keys",
         "named",
+        "only_keys",
         "p",
         "phase",
         "scanner",
@@ -83,9 +87,11 @@ class JsonCallObject:
         name_keys: tuple[str, ...] = NAME_KEYS,
         args_keys: tuple[str, ...] = ARGS_KEYS,
         mapping: bool = False,
+        only_keys: tuple[str, ...] | None = None,
     ) -> None:
         self.p = parser
         parser.call_open()
+        self.only_keys = only_keys
         self.name_keys = name_keys
         self.args_keys = args_keys
         self.mapping = mapping
@@ -171,6 +177,8 @@ class JsonCallObject:
                 return self._bad()
             self.seen_args = True
             self.member = "args"
+        elif self.only_keys is not None and key not in self.only_keys:
+            return self._bad()
         else:
             self.member = ""
 
@@ -243,7 +251,8 @@ class JsonCalls(Body):
     says. ``seps``: characters that may separate bare objects (Llama 3's
     ``;``). ``end_role``: the marker that closes the block
     (``</tool_call>``): after bare objects, text up to the next object is
-    content (Hermes); after an array (or a closed fence) only whitespace may
+    content (Hermes) -- except one comma right after a call (``{...}, {...}``),
+    which is dropped; after an array (or a closed fence) only whitespace may
     come before it, and it may be missing (a server that stops on it).
     Without an end marker the block ends at the first character after the
     calls that continues no call (Llama 3 JSON, Mistral's list); after a bare
@@ -257,13 +266,18 @@ class JsonCalls(Body):
     of each call object (see :class:`JsonCallObject`). ``string_roles``: roles
     of markers that are text inside a call's JSON strings (GigaChat's
     ``function call``, a phrase an argument may hold); other markers there
-    break the call.
+    break the call. ``anchor_keys``: in a block opened at the format's anchor
+    (no marker), each call object may hold only its name, its arguments and
+    members named here -- another member fails the call at its key, so a JSON
+    object in prose (``{"city": "Paris"}``) is content as soon as that is
+    known (Llama 3 JSON calls found anywhere in the content).
     """
 
     __slots__ = (
         "args_keys",
         "array",
         "call",
+        "comma",
         "end_role",
         "fence",
         "fenced",
@@ -271,6 +285,7 @@ class JsonCalls(Body):
         "listed",
         "mapping",
         "name_keys",
+        "only_keys",
         "seps",
         "state",
         "string_roles",
@@ -291,8 +306,11 @@ class JsonCalls(Body):
         args_keys: tuple[str, ...] = ARGS_KEYS,
         mapping: bool = False,
         string_roles: tuple[str, ...] = (),
+        anchor_keys: tuple[str, ...] | None = None,
     ):
         super().__init__(parser)
+        self.only_keys = None if anchor_keys is None or role is not None else anchor_keys
+        self.comma = False  # a comma right after the call just read is dropped
         self.string_roles = string_roles
         self.array = array
         self.seps = seps
@@ -322,6 +340,7 @@ class JsonCalls(Body):
                 if call.done:
                     self.call = None
                     self.state = _J_BETWEEN
+                    self.comma = True
                     self._done()
                 return j
             if state in (_J_FENCE_OPEN, _J_FENCE_CLOSE):
@@ -355,7 +374,17 @@ class JsonCalls(Body):
                 continue
             if state == _J_BETWEEN and not self.listed and not self.fenced:
                 if self.end_role is not None:
-                    # After a call, inside a block with an end marker: text up to the next call is content.
+                    # After a call, inside a block with an end marker: text up to the next call is content,
+                    # but for a comma right after the call (objects listed without brackets): dropped.
+                    if self.comma:
+                        k = _first_non_ws(s, i)
+                        if k < n:
+                            self.comma = False
+                            if s[k] == ",":
+                                if k > i:
+                                    self.p.junk(s[i:k])
+                                self.checkpoint = True
+                                return k + 1
                     j = s.find("{", i)
                     j = n if j < 0 else j
                     if j > i:
@@ -430,7 +459,7 @@ class JsonCalls(Body):
         return i
 
     def _start_call(self) -> None:
-        self.call = JsonCallObject(self.p, self.name_keys, self.args_keys, self.mapping)
+        self.call = JsonCallObject(self.p, self.name_keys, self.args_keys, self.mapping, self.only_keys)
         self.state = _J_CALL
 
     def _array_end(self) -> bool:

@@ -1,7 +1,9 @@
 """Hermes / Qwen2.5 / Qwen3 tool calls: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``.
 
-One JSON object per block (more are accepted, whitespace-separated); a call is
-complete when its object closes, ``</tool_call>`` after it is consumed.
+One JSON object per block (more are accepted, separated by whitespace or a
+comma, which is dropped; or a JSON array of them); a call is complete when its
+object closes, ``</tool_call>`` after it is consumed. ``"arguments"`` given
+as a JSON string holding an object is decoded once.
 """
 
 from ..bodies import JsonCalls
@@ -14,7 +16,7 @@ TOOLS = ToolFormat(
     markers=(Marker("call_start", "<tool_call>"), Marker("call_end", "</tool_call>")),
     block_starts=frozenset({"call_start"}),
     body=JsonCalls,
-    body_options={"end_role": "call_end"},
+    body_options={"end_role": "call_end", "array": None},
     aliases=("qwen3_json", "qwen25", "qwen", "trinity"),
     family="Hermes / Qwen",
 )
