@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from ..block import ENDED, WS, Body, Sink
 from ..block import first_non_ws as _first_non_ws
 from .json_calls import JsonArgs, JsonCalls
+
+_LIST_OR_ARGS = re.compile(r"[\[{]")
 
 # States of NameArgs.
 _N_WAIT, _N_NAME, _N_ID, _N_NAME_LINE, _N_FENCE_OPEN, _N_ARGS, _N_FENCE_CLOSE, _N_AFTER, _N_FIRST, _N_CLOSED = range(10)
@@ -44,6 +48,14 @@ class NameArgs(Body):
     (Kimi K2), and names the call. ``empty_args``: arguments may be left
     out (``{}``). ``drop_after``: roles of markers consumed and dropped
     right after the calls (Kimi K2's late ``</think>``); the block ends there.
+
+    Mistral's recovery (``json_list``): after ``[TOOL_CALLS]`` a ``[``, a
+    bare ``{`` or a Markdown fence reads JSON call objects (a list, one
+    object, fenced); a ``[`` after other text in the name (``[TOOL_CALLS]
+    Calls: [{...}]``) makes that text content and reads the list; a name
+    followed by ``{`` without ``[ARGS]`` is a v11 call. ``drop_marker``: the
+    raw text of the marker that opened the block is dropped, so a block that
+    breaks leaves the rest of its text as content without the control token.
     """
 
     __slots__ = (
@@ -56,12 +68,15 @@ class NameArgs(Body):
         "drop_after",
         "empty_args",
         "fence",
+        "fresh",
         "id_header",
         "id_role",
         "json_list",
+        "junked",
         "list_body",
         "name",
         "name_end",
+        "pending",
         "state",
         "typed",
     )
@@ -81,6 +96,7 @@ class NameArgs(Body):
         id_header: bool = False,
         empty_args: bool = False,
         drop_after: tuple[str, ...] = (),
+        drop_marker: bool = False,
     ):
         super().__init__(parser)
         self.name_end = name_end
@@ -99,6 +115,11 @@ class NameArgs(Body):
         self.call_id: str | None = None
         self.fence = ""
         self.args: JsonArgs | None = None
+        # The opening marker's raw text is still to be dropped: done at the first event (a checkpoint
+        # makes the parser forget the block's raw text so far, which is that marker).
+        self.fresh = drop_marker and role is not None
+        self.junked = False  # a "{" already followed text that is no name: later ones open no arguments
+        self.pending = ""  # text before a call list: content once the list holds a call (else the block's)
         if call_begin is not None and role != call_begin:
             self.state = _N_WAIT
         else:
@@ -112,7 +133,52 @@ class NameArgs(Body):
         self.call_id = None
         self.state = _N_NAME
 
+    def _drop_marker(self) -> bool:
+        """At the block's first event: drop the opening marker's raw text (see ``drop_marker``)."""
+        if not self.fresh:
+            return False
+        self.fresh = False
+        self.checkpoint = True
+        return True
+
+    def _list(self, s: str, i: int) -> None:
+        """Read JSON call objects (a list, a bare object, fenced) from ``s[i]`` on (Mistral before v11)."""
+        self.p.call_fail()  # the call opened for a v11 name is not one
+        self.buf = []
+        self.list_body = JsonCalls(self.p, None, array=None, fence=s[i] == "`")
+        self.state = -1
+
+    def _name_text(self, s: str, i: int) -> int:
+        """Mistral's v11 name (``json_list``): a ``{`` after a name opens its arguments (``[ARGS]``
+        left out); a ``[`` after other text opens a call list, that text being content."""
+        n = len(s)
+        m = _LIST_OR_ARGS.search(s, i)
+        k = n if m is None else m.start()
+        if k == n:
+            self.buf.append(s[i:])
+            return n
+        if s[k] == "{":
+            if self.junked:
+                self.buf.append(s[i : k + 1])
+                return k + 1
+            name = ("".join(self.buf) + s[i:k]).strip(WS)
+            if not name or any(c in WS or c == "]" for c in name):
+                self.junked = True
+                self.buf.append(s[i : k + 1])  # no name: read on (the block breaks unless a list follows)
+                return k + 1
+            self.buf = []
+            self.name = name
+            self.p.call_name(name, None)
+            self.args = JsonArgs(self.p)
+            self.state = _N_ARGS
+            return k
+        self.pending = "".join(self.buf) + s[i:k]
+        self._list(s, k)
+        return k
+
     def text(self, s: str, i: int) -> int:
+        if self.fresh and self._drop_marker():
+            return i
         n = len(s)
         while i < n:
             state = self.state
@@ -137,10 +203,8 @@ class NameArgs(Body):
                 i = _first_non_ws(s, i)
                 if i == n:
                     return i
-                if s[i] == "[":
-                    self.p.call_fail()
-                    self.list_body = JsonCalls(self.p, None, array=True)
-                    self.state = -1
+                if s[i] in "[{`":
+                    self._list(s, i)
                 else:
                     self.state = _N_NAME
                 continue
@@ -149,9 +213,15 @@ class NameArgs(Body):
                 assert body is not None
                 j = body.text(s, i)
                 self.status = body.status
+                if body.checkpoint and self.pending:  # the list holds a call: the text before it is content
+                    self.p.junk(self.pending)
+                    self.pending = ""
                 self.checkpoint = body.checkpoint
                 body.checkpoint = False
                 return j
+            if state == _N_NAME and self.json_list:
+                i = self._name_text(s, i)
+                continue
             if state in (_N_NAME, _N_ID, _N_NAME_LINE):
                 if state == _N_NAME_LINE:
                     k = s.find("\n", i)
@@ -225,6 +295,8 @@ class NameArgs(Body):
         return True
 
     def marker(self, role: str, raw: str) -> bool:
+        if self.fresh and self._drop_marker():
+            return False  # read again once the parser has dropped the opening marker
         state = self.state
         if state == -1:
             body = self.list_body
@@ -299,6 +371,11 @@ class NameArgs(Body):
         return False
 
     def finish(self) -> None:
+        if self.fresh:  # the output ends with the opening marker: nothing of the block is content
+            self.fresh = False
+            drop = getattr(self.p, "_checkpoint", None)
+            if drop is not None:
+                drop()
         state = self.state
         if state == -1:
             body = self.list_body

@@ -1,6 +1,11 @@
 """Mistral.
 
-Reasoning (Magistral): ``[THINK]...[/THINK]``, added tokens, not pre-filled.
+Reasoning (Magistral): ``[THINK]...[/THINK]``, added tokens. Magistral's system
+prompt asks the model to open its reasoning itself, so the output starts as
+content (``thinking=None``); ``thinking=True`` for a prompt that pre-filled
+``[THINK]`` (a repeated ``[THINK]`` is then dropped). A ``[/THINK]`` before
+any output is dropped (the closer of a pre-filled ``[THINK]`` the parser was
+not told about, with nothing reasoned).
 
 Tools: ``[TOOL_CALLS]`` then, before tokenizer v11, a JSON list of
 ``{"name": ..., "arguments": {...}}`` objects; from v11,
@@ -8,6 +13,11 @@ Tools: ``[TOOL_CALLS]`` then, before tokenizer v11, a JSON list of
 ``[CALL_ID]ID`` before ``[ARGS]``). ``[ARGS]`` and ``[CALL_ID]`` are added
 tokens from v11 on and plain text before, so they are matched as text.
 Call ids are 9 alphanumerics, as Mistral's templates require.
+
+Recovery: after ``[TOOL_CALLS]`` a bare call object or a fenced list is read
+like the list; text before a list is content; a v11 name followed by ``{``
+without ``[ARGS]`` is a call. A cut-off or broken call is content -- without
+the ``[TOOL_CALLS]`` control token, everything else verbatim.
 """
 
 from ...reasoning_markers import REASONING_MARKERS
@@ -15,7 +25,7 @@ from ..bodies import NameArgs
 from ..spec import ReasoningFormat, ToolFormat
 from ..tables import Marker
 
-REASONING = ReasoningFormat("mistral", REASONING_MARKERS["mistral"], family="Mistral")
+REASONING = ReasoningFormat("mistral", REASONING_MARKERS["mistral"], family="Mistral", drop_stray_end=True)
 
 TOOLS = ToolFormat(
     name="mistral",
@@ -27,7 +37,7 @@ TOOLS = ToolFormat(
     ),
     block_starts=frozenset({"tool_calls"}),
     body=NameArgs,
-    body_options={"name_end": ("args",), "id_role": "call_id", "json_list": True},
+    body_options={"name_end": ("args",), "id_role": "call_id", "json_list": True, "drop_marker": True},
     id_style="mistral",
     family="Mistral",
 )
