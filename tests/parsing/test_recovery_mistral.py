@@ -198,3 +198,15 @@ def test_property_magistral_prefill_agrees_for_every_chunking(
     text = f"{opener}{reasoning}[/THINK]{answer}"
     options = {"thinking": True} if prefilled else {}
     assert parsed("magistral", text, **MR, **options) == (reasoning or None, answer or None, [])
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        ("Answer: 42[/THINK] done.", (None, "Answer: 42 done.", [])),
+        ("[/THINK]\nHello", (None, "Hello", [])),
+        ("[THINK]hmm[/THINK]Hi[/THINK] there[/THINK]", ("hmm", "Hi there", [])),
+    ],
+)
+def test_stray_think_closer_is_never_content(output: str, expected: tuple) -> None:
+    assert parsed("magistral", output, reasoning="mistral", tools="mistral") == expected

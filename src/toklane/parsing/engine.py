@@ -527,7 +527,7 @@ class StreamParser:
         tools = self._tools
         assert tools is not None
         self._content.suspend()
-        self._raw = [raw] if raw else []
+        self._raw = [raw] if raw and not tools.drop_opener else []
         self._block_calls = 0
         self._body = tools.body(self, role, **extra, **tools.body_options)
 
@@ -715,6 +715,12 @@ class ThinkToolsParser(StreamParser):
             elif role == "reasoning_end" and self._stray_end():  # a closer before any output: dropped
                 self._content.close()
                 self._content.open(True)
+            elif (
+                role == "reasoning_end"
+                and self._reasoning_fmt is not None
+                and self._reasoning_fmt.drop_stray_end == "always"
+            ):
+                pass  # a control token that is never content
             else:
                 self._content.put(raw)
             return

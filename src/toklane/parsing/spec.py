@@ -55,7 +55,8 @@ class ReasoningFormat:
     ERNIE's ``</response>``): dropped, with the whitespace around them; they
     too end reasoning where they appear. ``drop_stray_end``: an end marker
     that comes before any output is dropped (MiniMax-M3 may open a reply with
-    the closer of an earlier turn).
+    the closer of an earlier turn); ``"always"``: one outside reasoning is
+    never content (Magistral's ``[/THINK]``, a control token).
 
     ``machine``: a :class:`~toklane.parsing.engine.StreamParser` subclass that
     reads the family's output instead (message formats: Muse, Beam, Inkling;
@@ -78,7 +79,7 @@ class ReasoningFormat:
     content_starts: tuple[Marker, ...] = ()
     content_ends: tuple[Marker, ...] = ()
     machine: Any = None
-    drop_stray_end: bool = False
+    drop_stray_end: bool | str = False
 
     @property
     def description(self) -> str:
@@ -121,7 +122,9 @@ class ToolFormat:
     ``family``: the model family, for listings. ``keep_tokens``: added special
     tokens that are pieces of text markers, read as text instead of dropped.
     ``machine``: as for :class:`ReasoningFormat` (the format's markers then
-    include the machine's).
+    include the machine's). ``drop_opener``: the marker that opens a block is
+    a control token never shown as content, even when the block breaks
+    (Mistral's ``[TOOL_CALLS]``).
     """
 
     name: str
@@ -138,3 +141,4 @@ class ToolFormat:
     family: str = ""
     keep_tokens: tuple[str, ...] = ()
     machine: Any = None
+    drop_opener: bool = False

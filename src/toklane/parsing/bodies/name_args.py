@@ -53,9 +53,9 @@ class NameArgs(Body):
     bare ``{`` or a Markdown fence reads JSON call objects (a list, one
     object, fenced); a ``[`` after other text in the name (``[TOOL_CALLS]
     Calls: [{...}]``) makes that text content and reads the list; a name
-    followed by ``{`` without ``[ARGS]`` is a v11 call. ``drop_marker``: the
-    raw text of the marker that opened the block is dropped, so a block that
-    breaks leaves the rest of its text as content without the control token.
+    followed by ``{`` without ``[ARGS]`` is a v11 call. (The format's
+    ``drop_opener`` keeps ``[TOOL_CALLS]`` itself out of the content of a block
+    that breaks.)
     """
 
     __slots__ = (
@@ -68,7 +68,6 @@ class NameArgs(Body):
         "drop_after",
         "empty_args",
         "fence",
-        "fresh",
         "id_header",
         "id_role",
         "json_list",
@@ -96,7 +95,6 @@ class NameArgs(Body):
         id_header: bool = False,
         empty_args: bool = False,
         drop_after: tuple[str, ...] = (),
-        drop_marker: bool = False,
     ):
         super().__init__(parser)
         self.name_end = name_end
@@ -117,7 +115,6 @@ class NameArgs(Body):
         self.args: JsonArgs | None = None
         # The opening marker's raw text is still to be dropped: done at the first event (a checkpoint
         # makes the parser forget the block's raw text so far, which is that marker).
-        self.fresh = drop_marker and role is not None
         self.junked = False  # a "{" already followed text that is no name: later ones open no arguments
         self.pending = ""  # text before a call list: content once the list holds a call (else the block's)
         if call_begin is not None and role != call_begin:
@@ -132,14 +129,6 @@ class NameArgs(Body):
         self.buf = []
         self.call_id = None
         self.state = _N_NAME
-
-    def _drop_marker(self) -> bool:
-        """At the block's first event: drop the opening marker's raw text (see ``drop_marker``)."""
-        if not self.fresh:
-            return False
-        self.fresh = False
-        self.checkpoint = True
-        return True
 
     def _list(self, s: str, i: int) -> None:
         """Read JSON call objects (a list, a bare object, fenced) from ``s[i]`` on (Mistral before v11)."""
@@ -177,8 +166,6 @@ class NameArgs(Body):
         return k
 
     def text(self, s: str, i: int) -> int:
-        if self.fresh and self._drop_marker():
-            return i
         n = len(s)
         while i < n:
             state = self.state
@@ -295,8 +282,6 @@ class NameArgs(Body):
         return True
 
     def marker(self, role: str, raw: str) -> bool:
-        if self.fresh and self._drop_marker():
-            return False  # read again once the parser has dropped the opening marker
         state = self.state
         if state == -1:
             body = self.list_body
@@ -371,11 +356,6 @@ class NameArgs(Body):
         return False
 
     def finish(self) -> None:
-        if self.fresh:  # the output ends with the opening marker: nothing of the block is content
-            self.fresh = False
-            drop = getattr(self.p, "_checkpoint", None)
-            if drop is not None:
-                drop()
         state = self.state
         if state == -1:
             body = self.list_body

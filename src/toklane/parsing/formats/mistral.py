@@ -25,7 +25,7 @@ from ..bodies import NameArgs
 from ..spec import ReasoningFormat, ToolFormat
 from ..tables import Marker
 
-REASONING = ReasoningFormat("mistral", REASONING_MARKERS["mistral"], family="Mistral", drop_stray_end=True)
+REASONING = ReasoningFormat("mistral", REASONING_MARKERS["mistral"], family="Mistral", drop_stray_end="always")
 
 TOOLS = ToolFormat(
     name="mistral",
@@ -37,7 +37,8 @@ TOOLS = ToolFormat(
     ),
     block_starts=frozenset({"tool_calls"}),
     body=NameArgs,
-    body_options={"name_end": ("args",), "id_role": "call_id", "json_list": True, "drop_marker": True},
+    body_options={"name_end": ("args",), "id_role": "call_id", "json_list": True},
+    drop_opener=True,
     id_style="mistral",
     family="Mistral",
 )
