@@ -30,7 +30,7 @@ def call(name: str, args: dict) -> str:
     [
         # a call after prose; the prose stays content
         ('Sure! {"name": "f", "parameters": {"x": 1}}', "Sure!", [("f", {"x": 1})]),
-        ('Step 1:\n\n{"name": "f", "parameters": {}}\nDone.', "Step 1:Done.", [("f", {})]),
+        ('Step 1:\n\n{"name": "f", "parameters": {}}\nDone.', "Step 1:\nDone.", [("f", {})]),
         # after a malformed object, later calls are found; the broken text is content, verbatim
         (
             '{"name": "f", "parameters": {"x": }}; {"name": "g", "parameters": {"y": 2}}',
@@ -60,7 +60,7 @@ def call(name: str, args: dict) -> str:
         ('{"name": "f", "arguments": "{\\"x\\": [1, 2]}"}', None, [("f", {"x": [1, 2]})]),
         ('{"name": "f", "arguments": "[1, 2]"}', '{"name": "f", "arguments": "[1, 2]"}', []),
         # several calls in prose, each its own block
-        ('A {"name": "f", "parameters": {}} B {"name": "g", "parameters": {}} C', "ABC", [("f", {}), ("g", {})]),
+        ('A {"name": "f", "parameters": {}} B {"name": "g", "parameters": {}} C', "A B C", [("f", {}), ("g", {})]),
     ],
 )
 def test_llama3_recovery(text: str, content: str | None, calls: list) -> None:

@@ -167,6 +167,7 @@ class StreamParser:
     _reasoning: Channel | None = None
     _label = ""  # a role label (Gemma 4's "thought") still to be dropped at the start of reasoning
     _lbuf = ""  # reasoning text held while it may still be that label
+    _gap = ""  # whitespace read inside the last block after its last call (see _end_block)
     _prev = ""  # the last character of content text read since the last structure (anchors glued to it are text)
     _unknown = ""  # unknown_tools policy when it can apply ("drop"/"content" with a tools_schema), else ""
     _rejected = False  # the call that just completed is not sent (unknown tool): its raw text is routed
@@ -579,6 +580,10 @@ class StreamParser:
         if ok:
             content.stash = ()
             content.held = ()
+            # Whitespace the body read after its last call (a block that ends at text, as a JSON call
+            # in prose does) still separates the text on either side: kept if text follows.
+            if self._raw and not "".join(self._raw).strip(WS):
+                self._gap = "".join(self._raw)
         else:
             self.call_fail()
             raw = "".join(self._raw)
@@ -744,7 +749,8 @@ class ThinkToolsParser(StreamParser):
     def _close_block(self) -> None:
         self._mode = CONTENT
         if self._end_block():
-            self._content.open(not self._content.nonempty)
+            self._content.open(not self._content.nonempty, self._gap)
+            self._gap = ""
 
     def _end(self) -> None:
         if self._label:
