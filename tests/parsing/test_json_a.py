@@ -65,12 +65,15 @@ def test_granite_single_object_is_accepted() -> None:
     assert parse(GRANITE3, text, tools="granite") == (None, None, [("func", {})])
 
 
+def test_granite_call_without_arguments_is_a_call_with_none() -> None:
+    assert parse(GRANITE3, '<|tool_call|>[{"name": "func"}]', tools="granite") == (None, None, [("func", {})])
+
+
 @pytest.mark.parametrize(
     "text",
     [
         '<|tool_call|> [{"name": "func", "arguments": {',  # truncated
         '<|tool_call|>[{"name": "func", "arguments": "not a dict"}]',
-        '<|tool_call|>[{"name": "func"}]',  # no arguments
         'Some text [{"name": "func", "arguments": {}}]',  # no marker
     ],
 )

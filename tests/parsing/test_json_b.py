@@ -148,6 +148,17 @@ def test_gigachat31_function_call_token() -> None:
     check(GIGACHAT, text, GC, None, "Checking.", [("get_weather", {"city": "Moscow"})])
 
 
+def test_gigachat3_call_without_arguments_has_none() -> None:
+    check(
+        GIGACHAT,
+        "function call<|role_sep|>\n" + '{"name": "manage_user_memory"}',
+        GC,
+        None,
+        None,
+        [("manage_user_memory", {})],
+    )
+
+
 def test_gigachat3_without_the_role_separator() -> None:
     # A server that skipped special tokens hands over "function call{...}".
     check(GIGACHAT, f"Ok.\nfunction call\n{MEMORY_JSON}", GC, None, "Ok.", [MEMORY])
@@ -159,7 +170,6 @@ def test_gigachat3_without_the_role_separator() -> None:
         "A function call is how I reach my tools.",
         "function call<|role_sep|>\n" + '{"name": "manage_user_memory", "arguments": {invalid json}}',
         "function call<|role_sep|>\n" + '{"arguments": {"action": "create"}}',  # no name
-        "function call<|role_sep|>\n" + '{"name": "manage_user_memory"}',  # no arguments
         "function call<|role_sep|>\n" + '{"name": "manage_user_memory", "arguments": "string_args"}',
         "function call<|role_sep|>\n" + '{"name": "get_weather", "arguments": {"city": "London"',  # cut off
     ],

@@ -194,3 +194,35 @@ def test_hermes_streaming_equals_whole(blocks: list, sep: str, prose: str) -> No
     _, _, calls = parsed("qwen3.6", text, **HERMES)
     for _, args in calls:
         assert isinstance(args, dict)
+
+
+@pytest.mark.parametrize(
+    ("tok", "fmt", "output", "expected"),
+    [
+        # A tool without parameters written without them (SGLang's JSON detectors default them to {}).
+        (
+            "qwen3.6",
+            {"tools": "hermes"},
+            '<tool_call>\n{"name": "get_time"}\n</tool_call>',
+            (None, None, [("get_time", {})]),
+        ),
+        (
+            "cohere-command3-test",
+            {"tools": "cohere_command"},
+            '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time"}]<|END_ACTION|>',
+            (None, None, [("get_time", {})]),
+        ),
+        ("llama3", {"tools": "llama3_json"}, '<|python_tag|>{"name": "get_time"}', (None, None, [("get_time", {})])),
+        # ... but a brace in prose needs its arguments to be a call.
+        ("llama3", {"tools": "llama3_json"}, 'Hi {"name": "Alice"} there', (None, 'Hi {"name": "Alice"} there', [])),
+        # A trailing comma in a call list.
+        (
+            "cohere-command3-test",
+            {"tools": "cohere_command"},
+            '<|START_ACTION|>[\n  {"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1}},\n]<|END_ACTION|>',
+            (None, None, [("f", {"a": 1})]),
+        ),
+    ],
+)
+def test_json_calls_without_arguments_and_trailing_commas(tok: str, fmt: dict, output: str, expected: tuple) -> None:
+    assert parsed(tok, output, **fmt) == expected

@@ -60,6 +60,8 @@ class JsonCallObject:
     ``only_keys``: when given, a member named neither a name key, an
     arguments key nor one of these fails the call as soon as its key is read
     (a JSON object in prose that is no call is given back at once).
+    ``bare_name``: an object with a name and no arguments is a call with
+    ``{}`` (a tool without parameters; SGLang's JSON detectors take it).
 
     The name is sent as soon as it is known, argument fragments as they are
     validated.
@@ -68,6 +70,7 @@ class JsonCallObject:
     __slots__ = (
         "args_keys",
         "args_mode",
+        "bare_name",
         "buf",
         "mapping",
         "member",
@@ -88,9 +91,11 @@ class JsonCallObject:
         args_keys: tuple[str, ...] = ARGS_KEYS,
         mapping: bool = False,
         only_keys: tuple[str, ...] | None = None,
+        bare_name: bool = False,
     ) -> None:
         self.p = parser
         parser.call_open()
+        self.bare_name = bare_name
         self.only_keys = only_keys
         self.name_keys = name_keys
         self.args_keys = args_keys
@@ -221,8 +226,12 @@ class JsonCallObject:
             self.p.call_args(inner)
 
     def _object_end(self) -> None:
-        if not self.named or not self.seen_args:
+        if not self.named:
             return self._bad()
+        if not self.seen_args:
+            if not self.bare_name:
+                return self._bad()
+            self.p.call_args("{}")
         self.phase = _C_DONE
 
 
@@ -284,6 +293,7 @@ class JsonCalls(Body):
         "lead",
         "listed",
         "mapping",
+        "marked",
         "name_keys",
         "only_keys",
         "seps",
@@ -310,6 +320,7 @@ class JsonCalls(Body):
     ):
         super().__init__(parser)
         self.only_keys = None if anchor_keys is None or role is not None else anchor_keys
+        self.marked = role is not None  # opened by a marker, not at the format's anchor
         self.comma = False  # a comma right after the call just read is dropped
         self.string_roles = string_roles
         self.array = array
@@ -415,7 +426,7 @@ class JsonCalls(Body):
             elif state in (_J_ARRAY_FIRST, _J_ARRAY_NEXT):
                 if c == "{":
                     self._start_call()
-                elif c == "]" and state == _J_ARRAY_FIRST:
+                elif c == "]":  # also after a trailing comma ([{...},]), as lenient JSON readers take it
                     i += 1
                     if self._array_end():
                         return i
@@ -459,7 +470,10 @@ class JsonCalls(Body):
         return i
 
     def _start_call(self) -> None:
-        self.call = JsonCallObject(self.p, self.name_keys, self.args_keys, self.mapping, self.only_keys)
+        # A call with no arguments counts only where a marker says calls follow (not for a brace in prose).
+        self.call = JsonCallObject(
+            self.p, self.name_keys, self.args_keys, self.mapping, self.only_keys, bare_name=self.marked
+        )
         self.state = _J_CALL
 
     def _array_end(self) -> bool:
