@@ -140,10 +140,17 @@ class HarmonyParser(StreamParser):
 
     # ------------------------------------------------------------------ events
     def _text(self, s: str) -> None:
-        if self._textmode:
+        mode = self._mode
+        if not self._textmode:  # the common cases first: they are per token
+            if mode == _BODY_R:
+                self._reasoning.put(s)  # type: ignore[union-attr]  # _BODY_R only with a reasoning format
+                return
+            if mode == _BODY_C:
+                self._content.put(s)
+                return
+        else:
             self._text_form(s)
             return
-        mode = self._mode
         if mode == _HEADER:
             self._header.setdefault(self._field, []).append(s)
         elif mode in (_PENDING, _IDLE):
