@@ -257,12 +257,10 @@ def test_jamba_calls() -> None:
 def test_jamba_missing_end_token_and_broken_list() -> None:
     text = '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Tokyo"}}]'
     assert parse(JAMBA, text, tools="jamba") == (None, None, [WEATHER])
-    broken = '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Tokyo"}} {"name": "x"}]</tool_calls>'
-    assert parse(JAMBA, broken, tools="jamba") == (
-        None,
-        '{"name": "x"}]</tool_calls>',
-        [WEATHER],
-    )
+    no_comma = '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Tokyo"}} {"name": "x"}]</tool_calls>'
+    assert parse(JAMBA, no_comma, tools="jamba") == (None, None, [WEATHER, ("x", {})])
+    broken = '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Tokyo"}} "x"]</tool_calls>'
+    assert parse(JAMBA, broken, tools="jamba") == (None, '"x"]</tool_calls>', [WEATHER])
 
 
 def test_jamba_tokens_are_required() -> None:

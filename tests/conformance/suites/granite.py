@@ -106,9 +106,14 @@ SUITES = [
                 calls=(call("get_weather", city="SF"),),
             ),
             Sample(
-                "list broken after its first call",
+                "comma left out between two calls",
                 f'{TC}[{{"name": "a", "arguments": {{"x": 1}}}} {{"name": "b", "arguments": {{}}}}]',
-                content='{"name": "b", "arguments": {}}]',
+                calls=(call("a", x=1), call("b")),
+            ),
+            Sample(
+                "list broken after its first call",
+                f'{TC}[{{"name": "a", "arguments": {{"x": 1}}}}; {{"name": "b", "arguments": {{}}}}]',
+                content='; {"name": "b", "arguments": {}}]',
                 calls=(call("a", x=1),),
             ),
             Sample(

@@ -446,6 +446,8 @@ class JsonCalls(Body):
                     if c == ",":
                         self.state = _J_ARRAY_NEXT
                         i += 1
+                    elif c == "{":  # the comma between two calls left out (vLLM's Granite parser reads on)
+                        self._start_call()
                     elif c == "]":
                         i += 1
                         if self._array_end():
