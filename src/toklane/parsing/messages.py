@@ -315,7 +315,9 @@ class MessageParser(StreamParser):
                 self._mode = self._after = _CM
             else:
                 self._after = _C
-                self._open_block(None, "", name)
+                # The body is a call by its header (a marker), not found at an anchor: a grammar
+                # that tells the two apart reads it as marked (Inkling's name-only JSON call).
+                self._open_block(TO_CALL, "", name)
         else:
             self._mode = _DROP
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
-from ..block import ENDED, WS, Body, Sink
+from ..block import ENDED, WS, Body, Sink, first_non_ws
+from .json_calls import JsonArgs
 from .values import ArgsObject, convert_value, is_string_type
 
-# States of NamedParams.
-_BETWEEN, _ATTR, _VALUE = range(3)
+# States of NamedParams (_JSON, _JSON_AFTER: the arguments written as one JSON object instead).
+_BETWEEN, _ATTR, _VALUE, _JSON, _JSON_AFTER = range(5)
 # How a value is written: undecided (a string unless it reads null), streamed as a string, buffered.
 _UND, _STR, _BUF = range(3)
 
@@ -46,9 +47,29 @@ class NamedParams(Body):
     repeated parameter keeps its first value. The call is complete at the
     message's end, or at the end of the output outside a value (a server may
     strip the closing stop token); inside a value it is broken there.
+
+    A body that opens with a JSON object instead of parameter tags
+    (``{"city": "Paris"}``, the Harmony habit of writing a call's arguments as
+    JSON) holds the arguments: the object streams as it is read, text after it
+    is ignored, a parameter tag after it or an object that is not valid JSON
+    (or not closed when the message ends) breaks the call.
     """
 
-    __slots__ = ("args", "buf", "fname", "keep", "ptypes", "state", "vbuf", "vfirst", "vheld", "vmode", "vund")
+    __slots__ = (
+        "args",
+        "buf",
+        "fname",
+        "jargs",
+        "jsonok",
+        "keep",
+        "ptypes",
+        "state",
+        "vbuf",
+        "vfirst",
+        "vheld",
+        "vmode",
+        "vund",
+    )
 
     def __init__(self, parser: Sink, role: str | None, *, name: str):
         super().__init__(parser)
@@ -63,6 +84,8 @@ class NamedParams(Body):
         self.vheld = ""
         self.vund = ""
         self.vbuf: list[str] = []
+        self.jargs: JsonArgs | None = None
+        self.jsonok = True  # no text or parameter yet: a JSON object may hold the arguments
         parser.call_open()
         parser.call_name(name)
 
@@ -71,6 +94,27 @@ class NamedParams(Body):
         state = self.state
         if state == _VALUE:
             self._value_text(s[i:] if i else s)
+            return n
+        if state == _JSON:
+            jargs = self.jargs
+            assert jargs is not None
+            j = jargs.text(s, i)
+            if jargs.scanner.failed:
+                self._fail()
+                return j
+            if jargs.scanner.done:
+                self.jargs = None
+                self.state = _JSON_AFTER
+            return n  # text after the object is ignored
+        if state == _BETWEEN and self.jsonok:
+            k = first_non_ws(s, i)
+            if k == n:
+                return n
+            self.jsonok = False
+            if s[k] == "{":
+                self.jargs = JsonArgs(self.p)
+                self.state = _JSON
+                return self.text(s, k)
             return n
         if state == _ATTR:
             k = s.find(">", i)
@@ -145,7 +189,8 @@ class NamedParams(Body):
     def _complete(self) -> None:
         if self.state == _VALUE:
             self._end_value()
-        self.args.close()
+        if self.state != _JSON_AFTER:
+            self.args.close()
         self._done()
         self.status = ENDED
 
@@ -155,6 +200,28 @@ class NamedParams(Body):
         if state == _ATTR:
             self._fail()  # a marker inside a tag
             return False
+        if state == _JSON:
+            jargs = self.jargs
+            assert jargs is not None
+            if role != "end":  # a marker inside the object: its text (a string may hold it)
+                jargs.text(raw, 0)
+                if jargs.scanner.done:
+                    self.jargs = None
+                    self.state = _JSON_AFTER
+                    return True
+            if role == "end" or jargs.scanner.failed:
+                self._fail()
+                return False
+            return True
+        if state == _JSON_AFTER:
+            if role == "end":
+                self._complete()
+                return True
+            if role == "param_start":
+                self._fail()
+                return False
+            return True
+        self.jsonok = False
         if role == "param_start":
             if state == _VALUE:
                 self._end_value()
@@ -172,7 +239,7 @@ class NamedParams(Body):
         return True  # a stray closing tag between parameters is ignored
 
     def finish(self) -> None:
-        if self.state == _BETWEEN:
+        if self.state == _BETWEEN or self.state == _JSON_AFTER:
             self._complete()
         else:
             self._fail()
