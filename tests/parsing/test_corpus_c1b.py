@@ -153,3 +153,11 @@ def test_inkling_name_only_streaming_equals_whole(names: list[str], cut: int, cu
     assert norm(stream(tok, INK, _pieces(text, cuts), False)) == norm(whole)
     if text == full:
         assert [(c.name, json.loads(c.arguments)) for c in whole.tool_calls] == [(n, {}) for n in names]
+
+
+def test_minimax_m3_parameter_tag_without_its_marker_breaks_the_call() -> None:
+    ns = "]<]minimax[>["
+    out = f'{ns}<invoke name="get_weather">\n<location>Oslo</location>\n{ns}</invoke>'
+    assert parsed("minimax-m2-test", out, tools="minimax_m3") == (None, out, [])
+    ok = f'{ns}<invoke name="get_weather">\n{ns}<location>Oslo</location>\n{ns}</invoke>'
+    assert parsed("minimax-m2-test", ok, tools="minimax_m3") == (None, None, [("get_weather", {"location": "Oslo"})])

@@ -623,7 +623,8 @@ class XmlTags(Body):
     leaf value is stripped and typed by ``tools_schema`` (nested leaves:
     ``true`` / ``false`` / ``null``, else the text). A value is sent when its
     parameter closes; a closing tag written without the namespace marker
-    (``NS<city>Paris</city>``) closes it too.
+    (``NS<city>Paris</city>``) closes it too. An opening tag without its marker
+    between parameters breaks the call (its value would be lost).
     """
 
     __slots__ = ("args", "buf", "fname", "intag", "keep", "pending", "ptypes", "stack", "state")
@@ -674,8 +675,12 @@ class XmlTags(Body):
             if state == _M_PARAM:
                 self.pending.append(s[i:] if i else s)
                 return n
-            if state == _M_INVOKE:
-                return n  # text between parameters is ignored
+            if state == _M_INVOKE:  # text between parameters is ignored, but not a tag missing its marker:
+                k = s.find("<", i)  # its parameter would be lost, so the call breaks
+                if k >= 0:
+                    self._fail()
+                    return k
+                return n
             if state == _M_AFTER:
                 self.p.junk(s[i:] if i else s)
                 self.checkpoint = True
