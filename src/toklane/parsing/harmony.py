@@ -140,18 +140,20 @@ class HarmonyParser(StreamParser):
 
     # ------------------------------------------------------------------ events
     def _text(self, s: str) -> None:
+        # (An output in the text form is read by _TextForm, whose _text is _text_form.)
         mode = self._mode
-        if not self._textmode:  # the common cases first: they are per token
-            if mode == _BODY_R:
-                self._reasoning.put(s)  # type: ignore[union-attr]  # _BODY_R only with a reasoning format
-                return
-            if mode == _BODY_C:
-                self._content.put(s)
-                return
-        else:
-            self._text_form(s)
-            return
-        if mode == _HEADER:
+        if mode == _BODY_R:  # the common cases first: they are per token
+            self._reasoning.put(s)  # type: ignore[union-attr]  # _BODY_R only with a reasoning format
+        elif mode == _BODY_C:
+            self._content.put(s)
+        elif mode == _BODY_CALL:
+            args = self._args
+            if args is not None and args.started and args.scanner.plain(s):  # string text
+                self._raw.append(s)  # type: ignore[union-attr]
+                self.call_args(s)
+            else:
+                self._call_text(s)
+        elif mode == _HEADER:
             self._header.setdefault(self._field, []).append(s)
         elif mode in (_PENDING, _IDLE):
             self._pending(s)
@@ -245,6 +247,7 @@ class HarmonyParser(StreamParser):
             t = buf.lstrip(WS)
             if t.startswith(_OPENERS) or (t.startswith(_FINAL) and not t[len(_FINAL) : len(_FINAL) + 1].islower()):
                 self._textmode = True
+                self.__class__ = _TextForm  # text goes to the text form from now
                 self._mode = _TEXT_HEAD
                 self._text_form(t)
                 return
@@ -426,6 +429,7 @@ class HarmonyParser(StreamParser):
         """A Harmony token arrived in text-form output: what was held ends here, the tokens rule from now."""
         held, self._tbuf = self._tbuf, ""
         self._textmode = False
+        self.__class__ = HarmonyParser
         if self._mode == _TEXT_HEAD:
             self._mode = _IDLE
             if held.strip(WS):
@@ -447,3 +451,11 @@ class HarmonyParser(StreamParser):
             self._close_body()
         self._mode = _IDLE
         self._content.flush()
+
+
+class _TextForm(HarmonyParser):
+    """A Harmony parser reading the text form: every piece of text goes to :meth:`_text_form`
+    (a parser switches to this class when its output turns out to be in that form)."""
+
+    def _text(self, s: str) -> None:
+        self._text_form(s)
