@@ -71,9 +71,12 @@ def test_closer_then_function_or_call_end() -> None:
     assert parsed("qwen3.6", out, **QWEN)[2] == [("f", {"x": "a"})]
 
 
-def test_closer_at_the_end_of_the_output_ends_the_value_but_the_call_is_open() -> None:
+def test_closer_at_the_end_of_the_output_ends_the_value_and_the_call_stands() -> None:
+    # Only the closers are missing after a complete parameter: vLLM and SGLang return the call too.
     out = "<tool_call>\n<function=f>\n<parameter=x>\na\n</parameter>\n"
-    assert parsed("qwen3.6", out, **QWEN) == (None, out, [])
+    assert parsed("qwen3.6", out, **QWEN) == (None, None, [("f", {"x": "a"})])
+    cut = "<tool_call>\n<function=f>\n<parameter=x>\na\n</parameter>\n<parameter=y>\nb"
+    assert parsed("qwen3.6", cut, **QWEN) == (None, cut, [])
 
 
 def test_long_whitespace_after_a_closer_ends_the_value() -> None:

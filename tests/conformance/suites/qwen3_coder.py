@@ -170,9 +170,14 @@ SAMPLES = (
         "<parameter=content>\nimport os\n",
     ),
     Sample(
-        "truncated right after a closer is content",
+        "cut off after a complete parameter: the call stands",
         "<tool_call>\n<function=get_weather>\n<parameter=location>\nQuito\n</parameter>\n",
-        content="<tool_call>\n<function=get_weather>\n<parameter=location>\nQuito\n</parameter>\n",
+        calls=(call("get_weather", location="Quito"),),
+    ),
+    Sample(
+        "cut off before any parameter is content",
+        "<tool_call>\n<function=get_weather>\n",
+        content="<tool_call>\n<function=get_weather>\n",
     ),
     Sample(
         "prose inside <tool_call> before the function breaks the block",

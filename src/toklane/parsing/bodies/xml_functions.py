@@ -272,6 +272,10 @@ class XmlFunctions(Body):
     def finish(self) -> None:
         if self.vclose is not None:  # the end of the output continues the call: the held closer closed
             self._closed()
+        if self.state == _X_BODY and self.args.keys:
+            # Cut off after a complete parameter with only the closers missing: the call stands, as
+            # vLLM and SGLang read it (cut inside a value, or before any parameter, it does not).
+            self._end_function()
         if self.state == _X_AFTER:
             self.status = ENDED
         else:
