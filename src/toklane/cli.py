@@ -67,25 +67,31 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .server.app import CONFIG_ENV, create_app
+    from .server.limits import Limits
+    from .server.protocol import UVICORN_OPTIONS
     from .tokenizer import load_tokenizer
 
     models = args.model or ["qwen3.6"]
+    limits = {
+        "max_body_bytes": int(args.max_body_mb * 1024 * 1024),
+        "max_chunks": args.max_chunks,
+        "body_timeout": args.body_timeout,
+        "header_timeout": args.header_timeout,
+        "max_connections": args.max_connections,
+        "threads": args.threads,
+    }
+    try:
+        Limits(**limits)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     for spec in models:
         load_tokenizer(spec)  # fail before binding the port; warms this process
-    max_body = int(args.max_body_mb * 1024 * 1024)
+    common = {"host": args.host, "port": args.port, "log_level": args.log_level, **UVICORN_OPTIONS}
     if args.workers > 1:
-        os.environ[CONFIG_ENV] = json.dumps({"models": models, "max_body_bytes": max_body, "threads": args.threads})
-        uvicorn.run(
-            "toklane.server.app:app_from_env",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
-            log_level=args.log_level,
-        )
+        os.environ[CONFIG_ENV] = json.dumps({"models": models, **limits})
+        uvicorn.run("toklane.server.app:app_from_env", factory=True, workers=args.workers, **common)
     else:
-        app = create_app(models, max_body_bytes=max_body, threads=args.threads)
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(create_app(models, **limits), **common)
     return 0
 
 
@@ -357,6 +363,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     serve.add_argument("--threads", type=int, default=None, help="worker threads per process for CPU work")
     serve.add_argument("--max-body-mb", type=float, default=16.0, help="request body limit in MB (default 16)")
+    serve.add_argument(
+        "--max-chunks", type=int, default=65_536, help="chunks per /v1/parse request (default 65536; more: 413)"
+    )
+    serve.add_argument(
+        "--body-timeout", type=float, default=30.0, help="seconds to receive a whole request body (default 30; 408)"
+    )
+    serve.add_argument(
+        "--header-timeout", type=float, default=10.0, help="seconds to receive request headers (default 10; 408)"
+    )
+    serve.add_argument(
+        "--max-connections", type=int, default=512, help="open connections per process (default 512; more: 503)"
+    )
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     serve.set_defaults(func=_cmd_serve)
 

@@ -1,16 +1,20 @@
 """The HTTP service: tokenize, detokenize, count and parse with one shared tokenizer per model.
 
 Every endpoint does its CPU work in a worker thread (a bounded pool), so one
-long request never stalls the event loop. Bad input never yields a 5xx:
-malformed JSON -> 400, schema errors -> 422 naming the field, unknown model ->
-404 listing the known names, unknown parser format or out-of-range ids -> 400,
-oversized bodies -> 413; every error is ``{"error": {"type", "message"}}``.
+long request never stalls the event loop; a streamed parse is produced there
+in bounded slices that the loop sends. Bad input never yields a 5xx:
+malformed JSON -> 400, schema errors (lone surrogates included) -> 422 naming
+the field, unknown model -> 404 listing the known names, unknown parser format
+or out-of-range ids -> 400, bodies over the size limit or parse requests over
+the chunk limit -> 413, bodies that stall -> 408; every error is
+``{"error": {"type", "message"}}``. The limits are in :class:`.limits.Limits`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
@@ -20,6 +24,7 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import counting
@@ -27,7 +32,20 @@ from ..errors import InvalidTokenIdError, MissingTokenError, UnknownFormatError,
 from ..tokenizer import Tokenizer, load_tokenizer
 from ..tokenizer.registry import bundled_table, loaded_tokenizer, resolve_name
 from ..wire import result_json
-from .limits import BodyLimitMiddleware, RequestTooLarge
+from .limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CHUNKS,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_HEADER_BYTES,
+    BodyLimitMiddleware,
+    BodyTimeout,
+    Limits,
+    RequestTooLarge,
+    default_threads,
+    safe_text,
+)
 from .schemas import (
     CountRequest,
     CountResponse,
@@ -40,12 +58,17 @@ from .schemas import (
     ParseResponse,
     TokenizeRequest,
     TokenizeResponse,
+    messages_payload,
 )
 
-DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_CHUNKS", "Limits", "create_app"]
 # Requests whose input is at most this many characters/ids run on the event loop:
 # their work takes tens of microseconds, less than a hand-off to a worker thread.
 INLINE_LIMIT = 2048
+# A streamed parse is produced in slices of at most this many chunks / characters per
+# worker-thread hop; the loop sends each slice's events before the next is produced.
+SLICE_CHUNKS = 1024
+SLICE_CHARS = 256 * 1024
 CONFIG_ENV = "TOKLANE_SERVE_CONFIG"
 T = TypeVar("T")
 
@@ -111,19 +134,38 @@ class ServedModels:
         return cards
 
 
-def _error(status: int, kind: str, message: str) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"error": {"type": kind, "message": message}})
+def _error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    body = {"error": {"type": kind, "message": safe_text(message)}}
+    return JSONResponse(status_code=status, content=body, headers=headers)
+
+
+_TYPE_TAG = re.compile(r"[\[(]|^(str|int|float|bool|list|dict|none)$")
+_SUBPATH = re.compile(r"^([^\s:]+): (.*)$", re.S)
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
-    errors = exc.errors()
+    errors = list(exc.errors())
     if any(e.get("type") == "json_invalid" for e in errors):
         detail = next(e for e in errors if e.get("type") == "json_invalid")
         return 400, f"malformed JSON body: {detail.get('ctx', {}).get('error', detail.get('msg'))}"
-    parts = []
-    for e in errors[:5]:
-        loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body"
-        parts.append(f"{loc}: {e.get('msg')}")
+    # Union fields report every branch; where one branch has our own check's message, keep only that.
+    ours = {e["loc"][:2] for e in errors if e.get("type") == "value_error" and len(e.get("loc", ())) >= 2}
+    parts: list[str] = []
+    for e in errors:
+        loc_t = tuple(e.get("loc", ()))
+        if e.get("type") != "value_error" and loc_t[:2] in ours:
+            continue
+        loc = ".".join(str(p) for p in loc_t if p != "body" and not _TYPE_TAG.search(str(p)))
+        msg = str(e.get("msg", "invalid"))
+        msg = msg.removeprefix("Value error, ")
+        sub = _SUBPATH.match(msg)
+        if sub and e.get("type") == "value_error":
+            loc, msg = f"{loc}.{sub.group(1)}" if loc else sub.group(1), sub.group(2)
+        part = f"{loc or 'body'}: {msg}"
+        if part not in parts:
+            parts.append(part)
+        if len(parts) == 5:
+            break
     return 422, "; ".join(parts)
 
 
@@ -132,20 +174,50 @@ def create_app(
     *,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     threads: int | None = None,
+    max_chunks: int = DEFAULT_MAX_CHUNKS,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
 ) -> FastAPI:
     """Build the service. ``models`` are preloaded (names, aliases or paths); the first
-    is the default for requests without ``model``. ``threads`` bounds the worker pool."""
+    is the default for requests without ``model``. The keyword arguments are the
+    service's limits (see :class:`~toklane.server.limits.Limits`): the app enforces
+    the body size and body timeout, ``max_chunks`` and ``threads`` (the worker pool);
+    ``header_timeout``, ``max_header_bytes`` and ``max_connections`` are enforced by
+    the HTTP protocol ``toklane serve`` runs (``toklane.server.protocol``)."""
+    limits = Limits(
+        max_body_bytes=max_body_bytes,
+        max_chunks=max_chunks,
+        body_timeout=body_timeout,
+        header_timeout=header_timeout,
+        max_header_bytes=max_header_bytes,
+        max_connections=max_connections,
+        threads=threads,
+    )
     served = ServedModels(list(models))
-    limiter = anyio.CapacityLimiter(threads or max(4, (os.cpu_count() or 2) * 2))
+    limiter = anyio.CapacityLimiter(threads or default_threads())
 
+    errors = {"model": ErrorResponse}
     app = FastAPI(
         title="toklane",
         summary="Tokenize, count and parse LLM output with one shared tokenizer per model.",
         version=_version(),
-        responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}, 413: {"model": ErrorResponse}},
+        responses={
+            400: {**errors, "description": "Malformed JSON or HTTP, unknown format, invalid token id"},
+            404: {**errors, "description": "Unknown model or path"},
+            405: {**errors, "description": "Method not allowed"},
+            408: {**errors, "description": "Request headers or body not received in time"},
+            413: {**errors, "description": "Body over the size limit, or more chunks than the limit"},
+            422: {**errors, "description": "Request body does not match the schema (the field is named)"},
+            431: {**errors, "description": "Request headers over the size limit"},
+            500: {**errors, "description": "A bug in toklane (never expected)"},
+            503: {**errors, "description": "Connection limit reached"},
+        },
     )
     app.state.served = served
-    app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes)
+    app.state.limits = limits
+    app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes, timeout=body_timeout)
 
     async def work(fn: Callable[[], T], size: int) -> T:
         """Run ``fn`` inline when the input is small, else in the bounded worker pool."""
@@ -168,12 +240,20 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _on_http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        kinds = {404: "not_found", 405: "method_not_allowed"}
-        return _error(exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail))
+        kinds = {400: "invalid_request_error", 404: "not_found", 405: "method_not_allowed"}
+        return _error(exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail), exc.headers)
 
     @app.exception_handler(RequestTooLarge)
     async def _on_too_large(_: Request, exc: RequestTooLarge) -> JSONResponse:
         return _error(413, "payload_too_large", str(exc))
+
+    @app.exception_handler(TooManyChunks)
+    async def _on_too_many_chunks(_: Request, exc: TooManyChunks) -> JSONResponse:
+        return _error(413, "payload_too_large", str(exc))
+
+    @app.exception_handler(BodyTimeout)
+    async def _on_body_timeout(_: Request, exc: BodyTimeout) -> JSONResponse:
+        return _error(408, "request_timeout", str(exc), {"connection": "close"})
 
     @app.exception_handler(ModelNotFound)
     async def _on_model(_: Request, exc: ModelNotFound) -> JSONResponse:
@@ -215,7 +295,7 @@ def create_app(
         def run() -> list[int]:
             if req.messages is not None:
                 gen = req.add_generation_prompt
-                return counting.encode_chat(req.messages, tok, add_generation_prompt=gen)
+                return counting.encode_chat(messages_payload(req.messages), tok, add_generation_prompt=gen)
             return tok.encode(req.text or "", add_special_tokens=req.add_special_tokens)
 
         tokens = await work(run, _size(req.text, req.messages))
@@ -239,54 +319,178 @@ def create_app(
                 return CountResponse(counts=[len(ids) for ids in tok.encode_batch(req.texts)])
             if req.messages is not None:
                 gen = req.add_generation_prompt
-                return CountResponse(count=counting.count_tokens(req.messages, tok, add_generation_prompt=gen))
+                messages = messages_payload(req.messages)
+                return CountResponse(count=counting.count_tokens(messages, tok, add_generation_prompt=gen))
             return CountResponse(count=tok.count(req.text or ""))
 
         return await work(run, _size(req.text, req.messages, req.texts))
 
-    @app.post("/v1/parse", response_model=ParseResponse)
+    @app.post(
+        "/v1/parse",
+        response_model=ParseResponse,
+        responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+    )
     async def parse_(req: ParseRequest) -> Any:
         import toklane
 
+        if req.chunks is not None and len(req.chunks) > limits.max_chunks:
+            raise TooManyChunks(len(req.chunks), limits.max_chunks)
         tok = await tokenizer(req.model)
         formats = {
             "reasoning": req.reasoning,
             "tools": req.tools,
-            "tools_schema": req.tools_schema,
+            "tools_schema": [t.model_dump(exclude_unset=True) for t in req.tools_schema]
+            if req.tools_schema is not None
+            else None,
             "thinking": req.thinking,
             "unknown_tools": req.unknown_tools,
         }
         size = _size(req.text, req.token_ids, req.chunks)
-
-        def pieces() -> list[dict[str, Any]]:
-            if req.chunks is not None:
-                key = "token_ids" if req.chunks and isinstance(req.chunks[0], list) else "text"
-                return [{key: c} for c in req.chunks]
-            return [{"token_ids": req.token_ids}] if req.token_ids is not None else [{"text": req.text}]
+        by_ids = req.token_ids is not None or bool(req.chunks and isinstance(req.chunks[0], list))
 
         if not req.stream:
 
             def run() -> dict[str, Any]:
                 # Streaming and whole parses agree by construction: parse the joined output.
-                parts = pieces()
-                if "token_ids" in parts[0]:
-                    ids = [i for p in parts for i in p["token_ids"]]
-                    return result_json(toklane.parse(tok, token_ids=ids, **formats))
-                text = "".join(p["text"] for p in parts)
-                return result_json(toklane.parse(tok, text=text, **formats))
+                if req.chunks is not None:
+                    if by_ids:
+                        ids = [i for c in req.chunks for i in c]  # type: ignore[union-attr]
+                        return result_json(toklane.parse(tok, token_ids=ids, **formats))
+                    return result_json(toklane.parse(tok, text="".join(req.chunks), **formats))  # type: ignore[arg-type]
+                if req.token_ids is not None:
+                    return result_json(toklane.parse(tok, token_ids=req.token_ids, **formats))
+                return result_json(toklane.parse(tok, text=req.text or "", **formats))
 
             return await work(run, size)
 
-        def run_stream() -> list[dict[str, Any]]:
-            parser = toklane.get_parser(tok, **formats, stream_arguments=req.stream_arguments)
-            out = [parser.feed(**p).to_openai() for p in pieces()]
-            out.append(parser.finish().to_openai())
-            return out
+        if req.chunks is not None:
+            pieces: list[Any] = list(req.chunks)
+        else:
+            pieces = [req.token_ids if by_ids else (req.text or "")]
+        if by_ids:
+            _check_ids(pieces, tok, "chunks" if req.chunks is not None else "token_ids")
+        key = "token_ids" if by_ids else "text"
+        stream = _SseStream(req.model or served.default, key, pieces)
 
-        deltas = await work(run_stream, size)
-        return StreamingResponse(_sse(deltas, req.model or served.default), media_type="text/event-stream")
+        def start() -> bytes:
+            stream.parser = toklane.get_parser(tok, **formats, stream_arguments=req.stream_arguments)
+            return stream.next_slice()
+
+        # The parser is built and the first slice produced before the response starts,
+        # so a bad request still gets its 4xx; the rest is produced a slice at a time.
+        first = await anyio.to_thread.run_sync(start, limiter=limiter)
+
+        async def body() -> AsyncIterator[bytes]:
+            yield first
+            while not stream.done:
+                try:
+                    data = await anyio.to_thread.run_sync(stream.next_slice, limiter=limiter)
+                except Exception as exc:  # never break the stream: report, then end it
+                    kind = "invalid_request_error" if isinstance(exc, ValueError) else "internal_error"
+                    yield _sse_error(kind, f"{type(exc).__name__}: {exc}")
+                    return
+                yield data
+
+        return StreamingResponse(body(), media_type="text/event-stream")
 
     return app
+
+
+class TooManyChunks(Exception):
+    """A parse request with more chunks than the server's ``max_chunks``."""
+
+    def __init__(self, given: int, limit: int):
+        super().__init__(
+            f"chunks: {given} chunks is more than the limit of {limit} per request "
+            "(join adjacent pieces, or start the server with a larger --max-chunks)"
+        )
+
+
+class _FieldTokenIdError(InvalidTokenIdError):
+    """An invalid token id, with the request field that holds it."""
+
+    def __init__(self, where: str, token_id: int, tokenizer_name: str, vocab_size: int):
+        super().__init__(token_id, tokenizer_name, vocab_size)
+        self.args = (f"{where}: {self.args[0]}",)
+
+
+def _check_ids(pieces: list[Any], tok: Tokenizer, field: str) -> None:
+    """Out-of-range ids fail before a stream starts (-1, the async-scheduling placeholder, is allowed)."""
+    size = tok.vocab_size
+    for k, piece in enumerate(pieces):
+        bad = next((t for t in piece if not (0 <= t < size or t == -1)), None)
+        if bad is not None:
+            raise _FieldTokenIdError(f"{field}.{k}" if field == "chunks" else field, bad, tok.name, size)
+
+
+class _SseStream:
+    """Produces the Server-Sent Events of a streamed parse a slice of pieces at a time.
+
+    Runs in a worker thread (one slice per hop, never two at once). Consecutive text
+    deltas of a slice are merged into one event: the stream carries the same text in
+    far fewer events (each event repeats a ~150-byte envelope)."""
+
+    def __init__(self, model: str, key: str, pieces: list[Any]):
+        self.model = model
+        self.key = key
+        self.pieces = pieces
+        self.pos = 0
+        self.done = False
+        self.parser: Any = None
+        self.has_calls = False
+        self.chunk_id = f"parse-{uuid.uuid4().hex[:24]}"
+        self.created = int(time.time())
+
+    def next_slice(self) -> bytes:
+        from ..parsing.types import Delta
+
+        deltas: list[Delta] = []
+        chars = 0
+        end = min(len(self.pieces), self.pos + SLICE_CHUNKS)
+        while self.pos < end and chars < SLICE_CHARS:
+            piece = self.pieces[self.pos]
+            self.pos += 1
+            chars += len(piece)
+            _merge(deltas, self.parser.feed(**{self.key: piece}))
+        out = []
+        if self.pos >= len(self.pieces):
+            _merge(deltas, self.parser.finish())
+            self.done = True
+        for d in deltas:
+            self.has_calls = self.has_calls or bool(d.tool_calls)
+            out.append(self.event(d.to_openai(), None))
+        if self.done:
+            out.append(self.event({}, "tool_calls" if self.has_calls else "stop"))
+            out.append(b"data: [DONE]\n\n")
+        return b"".join(out)
+
+    def event(self, delta: dict[str, Any], finish: str | None) -> bytes:
+        body = {
+            "id": self.chunk_id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return b"data: " + json.dumps(body, ensure_ascii=False).encode() + b"\n\n"
+
+
+def _merge(deltas: list[Any], d: Any) -> None:
+    """Append delta ``d``, folding it into the last one when only text is involved and order is kept."""
+    if not d:
+        return
+    if deltas:
+        last = deltas[-1]
+        if not last.tool_calls and not d.tool_calls and not (last.content and d.reasoning):
+            last.reasoning += d.reasoning
+            last.content += d.content
+            return
+    deltas.append(type(d)(reasoning=d.reasoning, content=d.content, tool_calls=list(d.tool_calls)))
+
+
+def _sse_error(kind: str, message: str) -> bytes:
+    body = json.dumps({"error": {"type": kind, "message": safe_text(message)}}, ensure_ascii=False)
+    return b"data: " + body.encode() + b"\n\ndata: [DONE]\n\n"
 
 
 def _size(*inputs: Any) -> int:
@@ -297,33 +501,11 @@ def _size(*inputs: Any) -> int:
             continue
         if isinstance(item, str):
             total += len(item)
-        elif isinstance(item, dict):
-            total += len(str(item.get("content") or "")) + 64
+        elif isinstance(item, BaseModel):  # a chat message
+            total += len(str(getattr(item, "content", None) or "")) + 64
         else:  # lists: of ids, texts, messages or chunks
             total += sum(_size(x) if not isinstance(x, int) else 1 for x in item)
     return total
-
-
-async def _sse(deltas: list[dict[str, Any]], model: str) -> AsyncIterator[bytes]:
-    chunk_id = f"parse-{uuid.uuid4().hex[:24]}"
-    created = int(time.time())
-    has_calls = any("tool_calls" in d for d in deltas)
-
-    def event(delta: dict[str, Any], finish: str | None) -> bytes:
-        body = {
-            "id": chunk_id,
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
-        return b"data: " + json.dumps(body, ensure_ascii=False).encode() + b"\n\n"
-
-    for delta in deltas:
-        if delta:
-            yield event(delta, None)
-    yield event({}, "tool_calls" if has_calls else "stop")
-    yield b"data: [DONE]\n\n"
 
 
 def _version() -> str:
@@ -333,10 +515,9 @@ def _version() -> str:
 
 
 def app_from_env() -> FastAPI:
-    """App factory for ``uvicorn --factory`` (used by ``toklane serve --workers N``)."""
+    """App factory for ``uvicorn --factory`` (used by ``toklane serve --workers N``).
+
+    Reads ``{"models": [...], <create_app keyword>: value, ...}`` from ``$TOKLANE_SERVE_CONFIG``."""
     config = json.loads(os.environ.get(CONFIG_ENV, "{}"))
-    return create_app(
-        config.get("models") or ["qwen3.6"],
-        max_body_bytes=int(config.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
-        threads=config.get("threads"),
-    )
+    models = config.pop("models", None) or ["qwen3.6"]
+    return create_app(models, **config)

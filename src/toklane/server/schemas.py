@@ -1,18 +1,78 @@
-"""Request and response bodies of the HTTP service (pydantic models -> OpenAPI at /docs)."""
+"""Request and response bodies of the HTTP service (pydantic models -> OpenAPI at /docs).
+
+One rule for text on every endpoint: a string anywhere in a request (a field, a
+chunk, a message, a tool schema, a key) that holds a lone surrogate (JSON
+``"\\ud800"`` escapes decode to those) is not text; the request is answered 422
+naming the field, before any work or response starts.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-Message = dict[str, Any]
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_problem(value: Any, path: str = "") -> str | None:
+    """Where ``value`` (any JSON value) holds a lone surrogate, as a message; None if nowhere."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            m = _SURROGATE.search(item)
+            if m:
+                at = f"{where}: " if where else ""
+                return (
+                    f"{at}lone surrogate U+{ord(m.group()):04X} at index {m.start()}; "
+                    "strings must be valid Unicode (no unpaired \\ud800-\\udfff escapes)"
+                )
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return f"{where or 'body'}: a key holds a lone surrogate; keys must be valid Unicode"
+                stack.append((sub, f"{where}.{key}" if where else str(key)))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((sub, f"{where}.{i}" if where else str(i)) for i, sub in enumerate(item))
+    return None
+
+
+def _unicode(value: Any) -> Any:
+    problem = surrogate_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _unicode_list(values: list[str]) -> list[str]:
+    if _SURROGATE.search("".join(values)):  # one pass in C; look for the culprit only when there is one
+        _unicode(values)
+    return values
+
+
+#: A string field: valid Unicode only (no lone surrogates).
+Text = Annotated[str, AfterValidator(_unicode)]
+#: A list of strings, checked in one pass (chunks and batches can hold 65,536 of them).
+TextList = Annotated[list[str], AfterValidator(_unicode_list)]
+#: Free-form JSON (tool schemas, message extras): valid Unicode strings inside.
+JsonObject = Annotated[dict[str, Any], AfterValidator(_unicode)]
 
 
 class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    model: str | None = Field(None, description="Tokenizer name or alias; the server's default model if omitted.")
+    model: Text | None = Field(None, description="Tokenizer name or alias; the server's default model if omitted.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys_are_text(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in data:
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    raise ValueError("a key holds a lone surrogate; keys must be valid Unicode")
+        return data
 
 
 def _exactly_one(obj: BaseModel, fields: tuple[str, ...]) -> None:
@@ -22,9 +82,135 @@ def _exactly_one(obj: BaseModel, fields: tuple[str, ...]) -> None:
         raise ValueError(f"give exactly one of {names}" + (f" (got {', '.join(given)})" if given else ""))
 
 
+class FunctionCallIn(BaseModel):
+    """``function`` of an assistant message's tool call."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: Text
+    arguments: Text | JsonObject = Field(default_factory=dict, description="JSON text or an object.")
+
+
+class ToolCallIn(BaseModel):
+    """A tool call in an assistant message (OpenAI shape)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: Text | None = None
+    type: Text | None = None
+    function: FunctionCallIn
+
+
+class ContentPart(BaseModel):
+    """A part of a message's content; only text parts can be rendered."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: Text
+    text: Text | None = None
+
+
+class ChatMessage(BaseModel):
+    """An OpenAI chat message; other keys are accepted and ignored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    role: Text = Field(description="system | developer | user | assistant | tool")
+    content: Text | list[Text | ContentPart] | None = None
+    name: Text | None = None
+    tool_calls: list[ToolCallIn] | None = None
+    tool_call_id: Text | None = None
+
+    @model_validator(mode="after")
+    def _extras_are_text(self) -> ChatMessage:
+        problem = surrogate_problem(self.model_extra or {})
+        if problem:
+            raise ValueError(problem)
+        return self
+
+
+def messages_payload(messages: list[ChatMessage]) -> list[dict[str, Any]]:
+    """Messages as the plain dicts the library takes (fields the client did not send left out)."""
+    return [m.model_dump(exclude_unset=True) for m in messages]
+
+
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
+
+
+def schema_problem(schema: Any, where: str) -> str | None:
+    """The first structural error in a JSON Schema (the keywords the parsers read), or None."""
+    stack: list[tuple[Any, str]] = [(schema, where)]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, bool):
+            continue
+        if not isinstance(node, dict):
+            return f"{at}: must be a JSON Schema object, got {type(node).__name__}"
+        t = node.get("type")
+        names = [t] if isinstance(t, str) else t
+        if t is not None and not (isinstance(names, list) and all(isinstance(x, str) for x in names)):
+            return f"{at}.type: must be a type name or a list of type names"
+        for key in _SCHEMA_LISTS:
+            if key in node:
+                subs = node[key]
+                if not isinstance(subs, list):
+                    return f"{at}.{key}: must be a list of schemas, got {type(subs).__name__}"
+                stack.extend((sub, f"{at}.{key}.{i}") for i, sub in enumerate(subs))
+        for key in _SCHEMA_MAPS:
+            if key in node:
+                subs = node[key]
+                if not isinstance(subs, dict):
+                    return f"{at}.{key}: must be an object of schemas, got {type(subs).__name__}"
+                stack.extend((sub, f"{at}.{key}.{name}") for name, sub in subs.items())
+        for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains"):
+            if key in node and node[key] is not None:
+                sub = node[key]
+                if isinstance(sub, list) and key == "items":
+                    stack.extend((s, f"{at}.items.{i}") for i, s in enumerate(sub))
+                else:
+                    stack.append((sub, f"{at}.{key}"))
+        if "required" in node and not (
+            isinstance(node["required"], list) and all(isinstance(x, str) for x in node["required"])
+        ):
+            return f"{at}.required: must be a list of property names"
+        if "enum" in node and not isinstance(node["enum"], list):
+            return f"{at}.enum: must be a list"
+    return None
+
+
+class FunctionSpec(BaseModel):
+    """A tool's function: name, description and JSON-Schema parameters."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: Text
+    description: Text | None = None
+    parameters: JsonObject | None = None
+    strict: bool | None = None
+
+
+class ToolSpec(BaseModel):
+    """An entry of the OpenAI ``tools`` list."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal["function"] = "function"
+    function: FunctionSpec
+
+
+def _tools_schema_ok(tools: list[ToolSpec]) -> list[ToolSpec]:
+    for i, tool in enumerate(tools):
+        if tool.function.parameters is not None:
+            problem = schema_problem(tool.function.parameters, f"{i}.function.parameters")
+            if problem:
+                raise ValueError(problem)
+    return tools
+
+
 class TokenizeRequest(_Request):
-    text: str | None = None
-    messages: list[Message] | None = Field(None, description="Rendered in the model's chat format, then encoded.")
+    text: Text | None = None
+    messages: list[ChatMessage] | None = Field(None, description="Rendered in the model's chat format, then encoded.")
     add_special_tokens: bool = False
     add_generation_prompt: bool = False
 
@@ -49,9 +235,9 @@ class DetokenizeResponse(BaseModel):
 
 
 class CountRequest(_Request):
-    text: str | None = None
-    texts: list[str] | None = Field(None, description="A batch: the response has `counts`.")
-    messages: list[Message] | None = None
+    text: Text | None = None
+    texts: TextList | None = Field(None, description="A batch: the response has `counts`.")
+    messages: list[ChatMessage] | None = None
     add_generation_prompt: bool = False
 
     @model_validator(mode="after")
@@ -66,14 +252,18 @@ class CountResponse(BaseModel):
 
 
 class ParseRequest(_Request):
-    text: str | None = None
+    text: Text | None = None
     token_ids: list[int] | None = None
-    chunks: list[str] | list[list[int]] | None = Field(
-        None, description="The output in pieces (text pieces or id lists), fed to one streaming parser in order."
+    chunks: TextList | list[list[int]] | None = Field(
+        None,
+        description="The output in pieces (text pieces or id lists), fed to one streaming parser in order; at most "
+        "the server's `--max-chunks` (65,536 by default) pieces, else 413. An empty list is an empty output.",
     )
-    reasoning: str | None = Field(None, description="Reasoning format; see GET /v1/formats.")
-    tools: str | None = Field(None, description="Tool-call format; see GET /v1/formats.")
-    tools_schema: list[dict[str, Any]] | None = Field(None, description="OpenAI `tools` list (argument types).")
+    reasoning: Text | None = Field(None, description="Reasoning format; see GET /v1/formats.")
+    tools: Text | None = Field(None, description="Tool-call format; see GET /v1/formats.")
+    tools_schema: Annotated[list[ToolSpec], AfterValidator(_tools_schema_ok)] | None = Field(
+        None, description="OpenAI `tools` list (argument types)."
+    )
     unknown_tools: Literal["keep", "drop", "content"] = Field(
         "keep",
         description="A call of a tool `tools_schema` does not list: kept (as vLLM), dropped (as SGLang), or its text "

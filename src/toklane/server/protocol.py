@@ -1,0 +1,227 @@
+"""uvicorn's HTTP protocol with the service's error shape, read timeouts and connection cap.
+
+uvicorn answers malformed HTTP (a bad request line, header, chunk or
+Content-Length, garbage bytes, ...) with a plain-text 400 and its connection
+cap with a plain-text 503; it never times out a client that is slow to send
+its headers and has no bound on their size. :class:`ToklaneHttpProtocol`
+subclasses uvicorn's httptools protocol so that every answer the server itself
+writes is ``{"error": {"type", "message"}}`` JSON, and adds:
+
+- a header-read deadline (408, then close) from the moment a connection opens
+  or a request begins until its headers are complete;
+- a header size bound (431, then close);
+- a backstop body-read deadline: the app's :class:`~.limits.BodyLimitMiddleware`
+  answers 408 first; this closes connections whose body the app never reads;
+- a connection cap: connections past it are answered 503 and closed.
+
+The limits come from the :class:`~.limits.Limits` of the app being served
+(``app.state.limits``, found through any middleware uvicorn wraps around it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http
+from collections.abc import Sequence
+from typing import Any
+
+import httptools
+from uvicorn._types import ASGI3Application, ASGIReceiveCallable, ASGISendCallable, Scope
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.server import ServerState
+
+from .limits import Limits, error_json
+
+GRACE_S = 1.0  # the app's own body timeout answers first; this backstop fires after it
+
+
+class _Rejected(Exception):
+    """Stops the parser from a callback; the answer is in ``ToklaneHttpProtocol._problem``."""
+
+
+def find_limits(app: Any) -> Limits:
+    """The limits of ``app`` or of the app inside uvicorn's wrapping middleware; defaults if none."""
+    for _ in range(16):
+        if app is None:
+            break
+        limits = getattr(getattr(app, "state", None), "limits", None)
+        if isinstance(limits, Limits):
+            return limits
+        app = getattr(app, "app", None)
+    return Limits()
+
+
+def raw_response(status: int, kind: str, message: str, default_headers: Sequence[tuple[bytes, bytes]] = ()) -> bytes:
+    """A whole HTTP/1.1 response carrying our JSON error, with ``connection: close``."""
+    body = error_json(kind, message)
+    head = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}\r\n".encode("ascii")]
+    head += [name + b": " + value + b"\r\n" for name, value in default_headers]
+    head.append(b"content-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n" % len(body))
+    return b"".join(head) + body
+
+
+def _unavailable_app(limit: int) -> ASGI3Application:
+    async def unavailable(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
+        body = error_json("service_unavailable", f"too many connections (the limit is {limit}); retry later")
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        await send({"type": "http.response.start", "status": 503, "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    return unavailable
+
+
+class ToklaneHttpProtocol(HttpToolsProtocol):
+    """httptools-based HTTP/1.1 protocol answering in the service's JSON error shape."""
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.limits = find_limits(self.app)
+        self.limit_concurrency = None  # our cap below answers in JSON instead
+        self._deadline: asyncio.TimerHandle | None = None
+        self._awaiting_headers = True
+        self._header_bytes = 0
+        self._admitted = True
+        self._problem: tuple[int, str, str] | None = None
+
+    # ------------------------------------------------------------ connection
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._admitted = len(self.connections) <= self.limits.max_connections
+        if not self._admitted:
+            self.logger.warning("Connection limit (%d) reached: answering 503.", self.limits.max_connections)
+        self._arm(self.limits.header_timeout)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        self._unset_keepalive_if_required()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():  # pragma: no cover - the service runs without websockets
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+            return
+        except httptools.HttpParserError as exc:
+            if self._problem is not None:  # raised by one of our callbacks
+                self._fail(*self._problem)
+            else:
+                self._fail(400, "invalid_request_error", f"malformed HTTP request: {exc or type(exc).__name__}")
+            return
+        if self._awaiting_headers and self.transport is not None and not self.transport.is_closing():
+            self._header_bytes += len(data)
+            if self._header_bytes > self.limits.max_header_bytes:
+                limit = self.limits.max_header_bytes
+                self._fail(431, "header_too_large", f"request line and headers larger than {limit} bytes")
+        if (
+            self._deadline is None
+            and self.timeout_keep_alive_task is None
+            and (self.cycle is None or self.cycle.response_complete)
+            and not self.transport.is_closing()
+        ):
+            self._arm(self.limits.header_timeout)  # bytes that start no request (stray CRLFs) are bounded too
+
+    def send_400_response(self, msg: str) -> None:
+        self._fail(400, "invalid_request_error", f"malformed HTTP request: {msg}")
+
+    # ------------------------------------------------------------ parser callbacks
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._awaiting_headers = True
+        self._header_bytes = 0
+        if self._deadline is None:
+            self._arm(self.limits.header_timeout)
+
+    def on_headers_complete(self) -> None:
+        self._awaiting_headers = False
+        self._header_bytes = 0
+        self._disarm()
+        size = len(self.url) + sum(len(k) + len(v) + 4 for k, v in self.headers)
+        if size > self.limits.max_header_bytes:
+            limit = self.limits.max_header_bytes
+            self._problem = (431, "header_too_large", f"request line and headers larger than {limit} bytes")
+            raise _Rejected
+        try:
+            super().on_headers_complete()
+        except httptools.HttpParserInvalidURLError as exc:
+            self._problem = (400, "invalid_request_error", f"malformed HTTP request: {exc}")
+            raise
+        except UnicodeDecodeError:
+            self._problem = (400, "invalid_request_error", "malformed HTTP request: the path is not ASCII")
+            raise
+        self._arm(self.limits.body_timeout + GRACE_S)
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+        cycle = self.cycle
+        if cycle is not None and cycle.response_complete and not self.pipeline and not self.transport.is_closing():
+            # The body finished after the answer (the app did not read it): idle from here on.
+            self._unset_keepalive_if_required()
+            self.timeout_keep_alive_task = self.loop.call_later(
+                self.timeout_keep_alive, self.timeout_keep_alive_handler
+            )
+
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
+        if not self._admitted:
+            app = _unavailable_app(self.limits.max_connections)
+            cycle.keep_alive = False
+        super()._start_asgi_task(cycle, app)
+
+    # ------------------------------------------------------------ deadlines
+    def _arm(self, seconds: float) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(seconds, self._on_deadline)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _on_deadline(self) -> None:
+        self._deadline = None
+        if self.transport is None or self.transport.is_closing():
+            return
+        if self._awaiting_headers:
+            what = f"request headers not received within {self.limits.header_timeout:g} s"
+        else:
+            what = f"request body not received within {self.limits.body_timeout:g} s"
+        self.logger.info("Closing a connection: %s.", what)
+        self._fail(408, "request_timeout", what)
+
+    def _fail(self, status: int, kind: str, message: str) -> None:
+        """Answer ``status`` with our JSON error if no response is under way, then close."""
+        self._disarm()
+        if self.transport is None or self.transport.is_closing():
+            return
+        cycle = self.cycle
+        in_flight = cycle is not None and not cycle.response_complete
+        if in_flight and (cycle.response_started or self._awaiting_headers):
+            # An answer is under way (to this request, or to the one before a pipelined
+            # one): let it finish, then close.
+            cycle.keep_alive = False
+            return
+        if in_flight:
+            cycle.disconnected = True  # the app's late answer goes nowhere
+            cycle.message_event.set()
+        self.transport.write(raw_response(status, kind, message, self.server_state.default_headers))
+        self.transport.close()
+
+
+#: What ``toklane serve`` passes to uvicorn: our protocol, and no websockets (the service has
+#: none; without this an upgrade request would be answered by uvicorn's plain 403).
+UVICORN_OPTIONS: dict[str, Any] = {"http": "toklane.server.protocol:ToklaneHttpProtocol", "ws": "none"}

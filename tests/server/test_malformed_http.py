@@ -1,0 +1,191 @@
+"""Malformed HTTP, slow clients and too many connections, with raw sockets against a live server.
+
+Every answer the server writes itself (not the app) is our JSON error shape, never uvicorn's
+plain text; a client slow to send headers or body gets a 408 and is disconnected; connections
+past the cap get a 503.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from tests.server.live import error_of, exchange, live_server, parse_response, read_all
+
+TIMEOUT = 1.0  # header and body timeouts of the server under test
+MAX_CONNECTIONS = 6
+MAX_HEADER_BYTES = 8192
+
+MALFORMED = {
+    "invalid request line": (b"GARBAGE\r\n\r\n", 400),
+    "bad header": (b"GET /health HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n", 400),
+    "NUL in a header": (b"GET /health HTTP/1.1\r\nHost: x\r\nX: a\x00b\r\n\r\n", 400),
+    "bad chunked encoding": (
+        b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\nZZZ\r\nabc\r\n0\r\n\r\n",
+        400,
+    ),
+    "invalid Content-Length": (b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}", 400),
+    "two Content-Lengths": (
+        b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+        400,
+    ),
+    "Content-Length with chunked": (
+        b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}",
+        400,
+    ),
+    "huge Content-Length": (b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400),
+    "invalid method": (b"G(T /health HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    "non-ASCII path": (b"GET /\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    "unknown HTTP version": (b"GET /health HTTP/9.9\r\nHost: x\r\n\r\n", 400),
+    "HTTP/2 preface": (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400),
+    "TLS on the plain port": (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64, 400),
+    "garbage bytes": (bytes(range(256)) * 4, 400),
+    "too-long headers": (b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200_000 + b"\r\n\r\n", 431),
+    "too-long request line": (b"GET /" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 431),
+}
+
+
+@pytest.fixture(scope="module")
+def port():
+    with live_server(
+        header_timeout=TIMEOUT,
+        body_timeout=TIMEOUT,
+        max_connections=MAX_CONNECTIONS,
+        max_header_bytes=MAX_HEADER_BYTES,
+        max_body_bytes=64 * 1024,
+    ) as p:
+        yield p
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_malformed_http_is_answered_in_our_shape(port, name):
+    data, expected = MALFORMED[name]
+    status, error = error_of(exchange(port, data))
+    assert status == expected, (name, status, error)
+    assert error["type"] in {"invalid_request_error", "header_too_large"}
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("unsupported upgrade", b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"),
+        (
+            "websocket upgrade (the service has none)",
+            b"GET /nothing HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+            b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        ),
+        ("HTTP/1.0 without Host", b"GET /nothing HTTP/1.0\r\n\r\n"),
+    ],
+)
+def test_odd_but_parseable_requests_get_json(port, name, data):
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(data)
+        raw = s.recv(65536)
+    status, headers, body = parse_response(raw)
+    assert headers["content-type"].startswith("application/json"), (name, status, body)
+    if status >= 400:
+        error_of(raw)
+
+
+def test_http09_request_times_out_as_json(port):
+    """An HTTP/0.9 request line never completes an HTTP/1 head: the header timeout answers it."""
+    start = time.monotonic()
+    status, error = error_of(exchange(port, b"GET /health\r\n"))
+    assert status == 408 and "headers" in error["message"]
+    assert time.monotonic() - start < TIMEOUT + 3
+
+
+def test_slow_headers_get_408_then_close(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        start = time.monotonic()
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        for _ in range(3):  # a slowloris: a header line now and then, never the end of the head
+            time.sleep(TIMEOUT / 3)
+            try:
+                s.sendall(b"X-a: b\r\n")
+            except OSError:
+                break
+        raw = read_all(s)
+        elapsed = time.monotonic() - start
+    status, error = error_of(raw)
+    assert status == 408 and error["type"] == "request_timeout"
+    assert elapsed < TIMEOUT + 3
+
+
+def test_silent_connection_is_closed(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        start = time.monotonic()
+        raw = read_all(s)
+        assert time.monotonic() - start < TIMEOUT + 3
+    assert error_of(raw)[0] == 408
+
+
+@pytest.mark.parametrize("path", ["/v1/count", "/health"])  # the app reads the body / never reads it
+def test_slow_body_gets_408_then_close(port, path):
+    method = b"POST" if path != "/health" else b"GET"
+    head = method + b" " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        start = time.monotonic()
+        s.sendall(head + b"Content-Length: 100\r\n\r\n{\"text\": ")
+        chunks = []
+        while time.monotonic() - start < TIMEOUT + 3:
+            try:
+                s.sendall(b" ")  # a byte now and then, never the whole body
+            except OSError:
+                break
+            s.settimeout(0.3)
+            try:
+                data = s.recv(65536)
+            except TimeoutError:
+                continue
+            if not data:
+                break
+            chunks.append(data)
+        s.settimeout(2)
+        raw = b"".join(chunks) + read_all(s)
+        elapsed = time.monotonic() - start
+    if path == "/health":  # answered at once (it reads no body); the trickle is then cut off
+        status, _, _ = parse_response(raw)
+        assert status == 200
+    else:
+        status, error = error_of(raw)
+        assert status == 408 and "body" in error["message"]
+    assert elapsed < TIMEOUT + 3, elapsed
+
+
+def test_chunked_body_that_stalls_gets_408(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        start = time.monotonic()
+        s.sendall(
+            b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n4\r\n{\"te\r\n"
+        )
+        raw = read_all(s)
+    status, error = error_of(raw)
+    assert status == 408
+    assert time.monotonic() - start < TIMEOUT + 3
+
+
+def test_connections_over_the_cap_get_503(port):
+    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(MAX_CONNECTIONS)]
+    try:
+        time.sleep(0.1)  # let the server accept them all
+        status, error = error_of(exchange(port, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
+        assert status == 503 and error["type"] == "service_unavailable"
+        assert str(MAX_CONNECTIONS) in error["message"]
+    finally:
+        for s in held:
+            s.close()
+    time.sleep(0.2)
+    raw = exchange(port, b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert parse_response(raw)[0] == 200
+
+
+def test_keep_alive_and_pipelining_still_work(port):
+    one = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+    last = b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    raw = exchange(port, one + one + last)
+    assert raw.count(b"HTTP/1.1 200 OK") == 3
