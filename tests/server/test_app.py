@@ -205,3 +205,122 @@ def test_parse_stream_arguments_and_thinking_switches(client):
     # thinking=false: the prompt already closed reasoning, so plain text is content.
     r = client.post("/v1/parse", json={"text": "plain answer", "reasoning": "deepseek_r1", "thinking": False})
     assert r.json()["content"] == "plain answer" and r.json()["reasoning"] is None
+
+
+@pytest.mark.parametrize("chunks", [[], [[]], [""]])
+def test_empty_chunks_are_an_empty_output_in_both_variants(client, chunks):
+    """Issue 11 defect 2: ``{"chunks": []}`` was a 500 (IndexError) while streaming answered 200."""
+    whole = client.post("/v1/parse", json={"chunks": chunks, **FORMATS})
+    assert whole.status_code == 200 and whole.json() == {"reasoning": None, "content": None, "tool_calls": []}
+    r = client.post("/v1/parse", json={"chunks": chunks, "stream": True, **FORMATS})
+    assert r.status_code == 200
+    bodies = [json.loads(e[6:]) for e in r.text.split("\n\n") if e.startswith("data: {")]
+    assert [b["choices"][0]["delta"] for b in bodies] == [{}] and bodies[-1]["choices"][0]["finish_reason"] == "stop"
+    assert r.text.endswith("data: [DONE]\n\n")
+
+
+JSON = {"content-type": "application/json"}
+LONE = "a\ud800b"  # what the JSON escape "a\ud800b" decodes to
+SURROGATE_BODIES = [
+    ("/v1/tokenize", {"text": LONE}, "text"),
+    ("/v1/tokenize", {"messages": [{"role": "user", "content": LONE}]}, "messages.0.content"),
+    ("/v1/count", {"text": LONE}, "text"),
+    ("/v1/count", {"texts": ["ok", LONE]}, "texts.1"),
+    ("/v1/count", {"messages": [{"role": "user", "content": [{"type": "text", "text": LONE}]}]}, "messages.0.content"),
+    ("/v1/count", {"messages": [{"role": "tool", "content": "x", "tool_call_id": LONE}]}, "messages.0.tool_call_id"),
+    ("/v1/count", {"text": "x", "model": LONE}, "model"),
+    ("/v1/detokenize", {"tokens": [1], "model": LONE}, "model"),
+    ("/v1/parse", {"text": LONE}, "text"),
+    ("/v1/parse", {"chunks": ["ok", LONE]}, "chunks.1"),
+    ("/v1/parse", {"chunks": ["ok", LONE], "stream": True}, "chunks.1"),
+    ("/v1/parse", {"text": "x", "stream": True, "tools": LONE}, "tools"),
+    (
+        "/v1/parse",
+        {"text": "x", "tools_schema": [{"type": "function", "function": {"name": "f", "description": LONE}}]},
+        "tools_schema.0.function.description",
+    ),
+    ("/v1/count", {"text": "x", "\udc00": 1}, "key"),
+]
+
+
+@pytest.mark.parametrize("path, body, field", SURROGATE_BODIES)
+def test_lone_surrogates_are_422_naming_the_field_on_every_endpoint(client, path, body, field):
+    """Issue 11 defect 3: one rule for every endpoint, applied before any response starts (a
+    streamed parse used to send 200 and then break; /v1/tokenize took them as U+FFFD)."""
+    raw = json.dumps(body).encode()  # ensure_ascii: lone surrogates travel as \\ud800 escapes
+    r = client.post(path, content=raw, headers={"content-type": "application/json"})
+    message = _error(r, 422)
+    assert "surrogate" in message and field in message
+    assert r.headers["content-type"] == "application/json"
+
+
+def test_surrogate_pairs_are_fine(client):
+    text = "rocket \U0001f680"
+    raw = json.dumps({"text": text}).encode()  # "\\ud83d\\ude80": a pair, not lone surrogates
+    assert client.post("/v1/count", content=raw, headers=JSON).status_code == 200
+    r = client.post("/v1/parse", content=json.dumps({"chunks": [text], "stream": True}).encode(), headers=JSON)
+    assert r.status_code == 200 and text in "".join(
+        json.loads(e[6:])["choices"][0]["delta"].get("content", "") for e in r.text.split("\n\n") if e[6:7] == "{"
+    )
+
+
+@pytest.mark.parametrize(
+    "path, body, field",
+    [
+        (
+            "/v1/count",
+            {"model": "o200k_harmony", "messages": [{"role": "tool", "content": "x", "tool_call_id": {"a": 1}}]},
+            "messages.0.tool_call_id",
+        ),
+        (
+            "/v1/count",
+            {"messages": [{"role": "assistant", "tool_calls": [{"id": {"x": 1}, "function": {"name": "f"}}]}]},
+            "messages.0.tool_calls.0.id",
+        ),
+        ("/v1/count", {"messages": [{"role": "user", "content": 5}]}, "messages.0.content"),
+        ("/v1/count", {"messages": [{"role": "user", "name": ["x"]}]}, "messages.0.name"),
+        (
+            "/v1/parse",
+            {
+                "text": "x",
+                "tools": "hermes",
+                "tools_schema": [
+                    {"type": "function", "function": {"name": "f", "parameters": {"properties": {"a": {"anyOf": 5}}}}}
+                ],
+            },
+            "tools_schema.0.function.parameters.properties.a.anyOf",
+        ),
+        ("/v1/parse", {"text": "x", "tools_schema": [{"type": "function", "function": {"name": 3}}]}, "name"),
+        ("/v1/parse", {"text": "x", "tools_schema": [5]}, "tools_schema.0"),
+    ],
+)
+def test_message_and_schema_fields_are_typed(client, path, body, field):
+    """Issue 11 defect 8 (HTTP): a dict tool_call_id on o200k_harmony was "unhashable type: 'dict'",
+    ``{"anyOf": 5}`` was "'int' object is not iterable"; now 422 naming the field."""
+    assert field in _error(client.post(path, json=body), 422)
+
+
+def test_typed_messages_keep_what_clients_send(client):
+    """OpenAI message extras and tool calls still count as before (the library sees what was sent)."""
+    msgs = [
+        {"role": "user", "content": "weather?", "refusal": None},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "w", "arguments": {"city": "P"}}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+    ]
+    for model in ("o200k_harmony", "qwen3.6", "llama3"):
+        r = client.post("/v1/count", json={"model": model, "messages": msgs})
+        assert r.json() == {"count": toklane.count_tokens(msgs, model=model)}
+
+
+def test_openapi_documents_every_error_answer(client):
+    spec = client.get("/openapi.json").json()
+    for path, methods in spec["paths"].items():
+        for method, op in methods.items():
+            for status in ("400", "404", "408", "413", "422", "503"):
+                assert status in op["responses"], (path, method, status)
+            schema = op["responses"]["422"]["content"]["application/json"]["schema"]
+            assert schema == {"$ref": "#/components/schemas/ErrorResponse"}, (path, method)
