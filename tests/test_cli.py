@@ -162,3 +162,51 @@ def test_formats_command():
 )
 def test_parse_errors(args, stdin, needle):
     assert_clean_error(run(*args, stdin=stdin), needle)
+
+
+def test_serve_limit_options_are_checked():
+    help_text = run("serve", "--help").stdout
+    for option in ("--max-chunks", "--body-timeout", "--header-timeout", "--max-connections", "--max-body-mb"):
+        assert option in help_text
+    assert_clean_error(run("serve", "--max-chunks", "0"), "max_chunks must be a positive integer")
+    assert_clean_error(run("serve", "--body-timeout", "-1"), "body_timeout must be a positive number")
+
+
+def test_serve_enforces_its_limit_options():
+    import socket
+    import time
+
+    import httpx
+
+    from tests.server.live import error_of, free_port, read_all
+
+    port = free_port()
+    cmd = [sys.executable, "-m", "toklane.cli", "serve", "--port", str(port), "--log-level", "warning"]
+    cmd += ["--max-chunks", "4", "--header-timeout", "0.5", "--max-connections", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.2)
+        r = httpx.post(url + "/v1/parse", json={"chunks": ["a"] * 5})
+        assert r.status_code == 413 and "limit of 4" in r.json()["error"]["message"]
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(b"GET /health HTTP/1.1\r\n")
+            assert error_of(read_all(s))[0] == 408
+        with socket.create_connection(("127.0.0.1", port)), socket.create_connection(("127.0.0.1", port)):
+            time.sleep(0.1)
+            assert httpx.get(url + "/health").status_code == 503
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
