@@ -324,3 +324,10 @@ def test_openapi_documents_every_error_answer(client):
                 assert status in op["responses"], (path, method, status)
             schema = op["responses"]["422"]["content"]["application/json"]["schema"]
             assert schema == {"$ref": "#/components/schemas/ErrorResponse"}, (path, method)
+
+
+@pytest.mark.parametrize("bad", [10**9, 100256])  # out of range; a hole of cl100k_base's id space
+def test_bad_ids_in_a_late_chunk_fail_before_the_stream_starts(client, bad):
+    chunks = [[1]] * 3000 + [[bad]]
+    r = client.post("/v1/parse", json={"model": "cl100k_base", "chunks": chunks, "stream": True})
+    assert f"invalid token id {bad}" in _error(r, 400)

@@ -374,6 +374,8 @@ def create_app(
 
         def start() -> bytes:
             stream.parser = toklane.get_parser(tok, **formats, stream_arguments=req.stream_arguments)
+            if by_ids:  # ids in range can still be holes of the id space: find them before streaming
+                tok.decode([i for piece in pieces for i in piece if i != -1])
             return stream.next_slice()
 
         # The parser is built and the first slice produced before the response starts,
