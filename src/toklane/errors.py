@@ -73,3 +73,24 @@ class UnknownFormatError(ToklaneError, ValueError):
         self.name = name
         self.known = sorted(known)
         super().__init__(f"unknown {kind} format {name!r}; known {kind} formats: {', '.join(self.known)}")
+
+
+class InvalidArgumentError(ToklaneError, ValueError):
+    """A malformed argument; ``field`` is the path of the offending part
+    (``messages[2].tool_call_id``, ``tools_schema[0].function.parameters``)."""
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field} {reason}")
+
+
+class InvalidToolsSchemaError(InvalidArgumentError):
+    """A ``tools_schema`` (an OpenAI ``tools`` list) whose shape is not a usable JSON schema."""
+
+
+class InvalidMessagesError(InvalidArgumentError, TypeError):
+    """A conversation whose messages are not OpenAI-style chat messages.
+
+    Also a ``TypeError``: earlier versions raised ``TypeError`` for some of these.
+    """

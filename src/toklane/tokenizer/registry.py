@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TokenizerLoadError, ToklaneError, UnknownTokenizerError
-from .backends import TiktokenEngine
 from .bundled import (
     BUNDLED,
     FAMILY_BY_RANK_COUNT,
@@ -35,10 +34,12 @@ from .bundled import (
     BundledTokenizer,
     hf_json_tokenizer,
     ranked_tokenizer,
+    ranks_engine,
     read_tiktoken_ranks,
     tekken_tokenizer,
 )
 from .core import Tokenizer
+from .files import check_ranks, is_engine_failure, read_text
 
 PATH_CACHE_SIZE = 32
 
@@ -119,14 +120,35 @@ class _Flight:
 
 
 class _SingleFlight:
-    """Run one loader per key at a time; later callers wait for its result."""
+    """Run one loader per key at a time; later callers wait for its result.
+
+    The cache is consulted again under the flight lock before a new flight
+    starts: a caller that missed the cache just before the previous leader
+    stored its result (and retired its flight) finds that result instead of
+    loading a second copy. The leader stores before it retires, so every
+    caller sees either the flight or the stored result, never neither.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._flights: dict[Hashable, _Flight] = {}
 
-    def run(self, key: Hashable, load: Callable[[], Tokenizer], store: Callable[[Tokenizer], None]) -> Tokenizer:
+    def run(
+        self,
+        key: Hashable,
+        lookup: Callable[[], Tokenizer | None],
+        load: Callable[[], Tokenizer],
+        store: Callable[[Tokenizer], Tokenizer],
+    ) -> Tokenizer:
+        """The cached result (``lookup``), else one ``load`` shared by concurrent callers.
+
+        ``store`` caches a fresh result and returns the one to hand out (an
+        entry already cached wins, so a spec never has two live wrappers).
+        """
         with self._lock:
+            cached = lookup()
+            if cached is not None:
+                return cached
             flight = self._flights.get(key)
             leader = flight is None
             if leader:
@@ -139,8 +161,7 @@ class _SingleFlight:
             assert flight.result is not None
             return flight.result
         try:
-            flight.result = load()
-            store(flight.result)
+            flight.result = store(load())
             return flight.result
         except BaseException as exc:
             flight.error = exc
@@ -165,12 +186,14 @@ class _ObjectCache:
 
     Each entry keeps a weak reference to its object whose callback removes the
     entry, so an entry never outlives its object and a reused ``id()`` can
-    never find a stale wrapper (lookups also check ``ref() is obj``).
+    never find a stale wrapper (lookups also check ``ref() is obj``). The lock
+    is re-entrant: a weakref callback may run (from the garbage collector) on
+    a thread that already holds it.
     """
 
     def __init__(self) -> None:
         self._entries: dict[int, tuple[weakref.ref[Any], Tokenizer]] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def get(self, obj: Any) -> Tokenizer | None:
         entry = self._entries.get(id(obj))
@@ -178,7 +201,8 @@ class _ObjectCache:
             return entry[1]
         return None
 
-    def put(self, obj: Any, tok: Tokenizer) -> None:
+    def put(self, obj: Any, tok: Tokenizer) -> Tokenizer:
+        """Cache ``tok`` for ``obj`` unless a live entry exists; the cached wrapper."""
         key = id(obj)
 
         def _drop(ref: weakref.ref[Any], key: int = key) -> None:
@@ -189,7 +213,11 @@ class _ObjectCache:
 
         ref = weakref.ref(obj, _drop)
         with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry[0]() is obj:
+                return entry[1]
             self._entries[key] = (ref, tok)
+        return tok
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -251,13 +279,15 @@ def _load_bundled(name: str) -> Tokenizer:
         return tok
     entry = _BY_NAME[name]
 
-    def store(tok: Tokenizer) -> None:
+    def store(tok: Tokenizer) -> Tokenizer:
         with _cache_lock:
+            tok = _named.setdefault(entry.name, tok)
             for spelling in (entry.name, *entry.aliases):
                 _named[spelling] = tok
                 _named[spelling.lower()] = tok
+        return tok
 
-    return _flights.run(("bundled", name), lambda: entry.load(entry.aliases), store)
+    return _flights.run(("bundled", name), lambda: _named.get(name), lambda: entry.load(entry.aliases), store)
 
 
 # --------------------------------------------------------------------------- paths
@@ -271,20 +301,27 @@ def _load_path(path: Path) -> Tokenizer:
     except OSError as exc:
         raise TokenizerLoadError(str(path), f"cannot read it ({exc.strerror or exc})") from None
     key = (str(target), st.st_size, st.st_mtime_ns)
-    with _cache_lock:
-        tok = _paths.get(key)
-        if tok is not None:
-            _paths.move_to_end(key)
+
+    def lookup() -> Tokenizer | None:
+        with _cache_lock:
+            tok = _paths.get(key)
+            if tok is not None:
+                _paths.move_to_end(key)
             return tok
 
-    def store(tok: Tokenizer) -> None:
+    tok = lookup()
+    if tok is not None:
+        return tok
+
+    def store(tok: Tokenizer) -> Tokenizer:
         with _cache_lock:
-            _paths[key] = tok
+            tok = _paths.setdefault(key, tok)
             _paths.move_to_end(key)
             while len(_paths) > PATH_CACHE_SIZE:
                 _paths.popitem(last=False)
+        return tok
 
-    return _flights.run(("path", key), lambda: _read_path(target, str(path)), store)
+    return _flights.run(("path", key), lookup, lambda: _read_path(target, str(path)), store)
 
 
 def _pick_file(path: Path) -> Path:
@@ -301,21 +338,20 @@ def _pick_file(path: Path) -> Path:
 
 
 def _read_path(target: Path, spec: str) -> Tokenizer:
+    """Read a tokenizer file: a regular file within the size cap, validated before
+    any engine is built (:mod:`toklane.tokenizer.files`)."""
     name = spec
     if target.suffix == ".json":
-        try:
-            text = target.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise TokenizerLoadError(spec, f"cannot read it ({exc})") from None
+        text = read_text(target, str(target))
         head = text[:4096]
         if '"config"' in head and '"vocab"' in head and '"model"' not in head:
-            return tekken_tokenizer(name, target)
+            return tekken_tokenizer(name, target, text=text)
         return hf_json_tokenizer(name, text, source=str(target))
     return _read_tiktoken_file(target, spec)
 
 
 def _read_tiktoken_file(target: Path, spec: str) -> Tokenizer:
-    ranks = read_tiktoken_ranks(target)
+    ranks = read_tiktoken_ranks(target, spec)
     known = FAMILY_BY_RANK_COUNT.get(len(ranks))
     if known is None:
         sizes = ", ".join(f"{n} ({fam})" for n, (fam, _) in sorted(FAMILY_BY_RANK_COUNT.items()))
@@ -328,9 +364,7 @@ def _read_tiktoken_file(target: Path, spec: str) -> Tokenizer:
     family_name, family = known
     if family_name == "o200k_base" and "harmony" in target.name:
         family = O200K_HARMONY
-    if sorted(ranks.values()) != list(range(len(ranks))):
-        raise TokenizerLoadError(spec, "ranks are not the contiguous range 0..N-1")
-    engine = TiktokenEngine(spec, family.pattern, ranks, nfc=family.nfc)
+    engine = ranks_engine(spec, family.pattern, ranks, source=spec, nfc=family.nfc)
     return ranked_tokenizer(spec, family, engine, ordinary_ids=range(len(ranks)), source=str(target))
 
 
@@ -347,11 +381,12 @@ def _load_object(obj: Any) -> Tokenizer:
         return tok
     build = _object_builder(obj)  # raises for unsupported types before any state exists
 
-    def store(tok: Tokenizer) -> None:
-        _objects.put(obj, tok)
+    def store(tok: Tokenizer) -> Tokenizer:
+        return _objects.put(obj, tok)
 
-    # The flight key holds the object only while it loads.
-    return _flights.run(("object", id(obj), type(obj)), build, store)
+    # The object is alive (the caller holds it) for as long as its flight exists,
+    # so its id cannot be reused by another object during the load.
+    return _flights.run(("object", id(obj)), lambda: _objects.get(obj), build, store)
 
 
 def _object_builder(obj: Any) -> Callable[[], Tokenizer]:
@@ -362,13 +397,12 @@ def _object_builder(obj: Any) -> Callable[[], Tokenizer]:
     except ImportError:  # pragma: no cover - tokenizers is a core dependency
         HFTokenizer = None  # type: ignore[assignment,misc]
     backend_tok = getattr(obj, "backend_tokenizer", None) if not isinstance(obj, type) else None
+    # Serialising is the costly part: only the flight's leader does it.
     if HFTokenizer is not None and isinstance(obj, HFTokenizer):
-        text = obj.to_str()
-        return lambda: hf_json_tokenizer(label, text, source=label)
+        return lambda: hf_json_tokenizer(label, _to_str(obj, label), source=label)
     if HFTokenizer is not None and isinstance(backend_tok, HFTokenizer):
-        text = backend_tok.to_str()
         name = getattr(obj, "name_or_path", "") or label
-        return lambda: hf_json_tokenizer(str(name), text, source=label)
+        return lambda: hf_json_tokenizer(str(name), _to_str(backend_tok, label), source=label)
     try:
         import tiktoken
     except ImportError:  # pragma: no cover - tiktoken is a core dependency
@@ -386,6 +420,16 @@ def _object_builder(obj: Any) -> Callable[[], Tokenizer]:
     )
 
 
+def _to_str(tok: Any, label: str) -> str:
+    """``tokenizers.Tokenizer.to_str()``, with its failures as :class:`TokenizerLoadError`."""
+    try:
+        return tok.to_str()
+    except BaseException as exc:
+        if not is_engine_failure(exc):
+            raise
+        raise TokenizerLoadError(label, f"cannot serialise the tokenizer ({type(exc).__name__}: {exc})") from None
+
+
 def _tiktoken_builder(enc: Any) -> Callable[[], Tokenizer]:
     from .backends import AddedToken
     from .bundled import RankedFamily
@@ -396,8 +440,7 @@ def _tiktoken_builder(enc: Any) -> Callable[[], Tokenizer]:
     specials = dict(enc._special_tokens)
 
     def build() -> Tokenizer:
-        if sorted(ranks.values()) != list(range(len(ranks))):
-            raise TokenizerLoadError(name, "tiktoken.Encoding ranks are not the contiguous range 0..N-1")
+        check_ranks(ranks, name, "tiktoken.Encoding ranks")
         by_id: dict[int, str] = {}
         for text, i in sorted(specials.items()):
             by_id.setdefault(i, text)
@@ -405,7 +448,7 @@ def _tiktoken_builder(enc: Any) -> Callable[[], Tokenizer]:
         added = [AddedToken(t, i) for i, t in sorted(by_id.items())]
         eos = tuple(t for t in ("<|endoftext|>",) if t in specials)
         family = RankedFamily(pattern, lambda: added, eos=eos)
-        engine = TiktokenEngine(name, pattern, ranks)
+        engine = ranks_engine(name, pattern, ranks, source=f"tiktoken.Encoding {name!r}")
         return ranked_tokenizer(
             name,
             family,

@@ -1,0 +1,493 @@
+"""Reading tokenizer files that may come from anywhere: bounded, non-blocking, validated.
+
+Library users load ``tokenizer.json``, ``tekken.json`` and ``.tiktoken`` files
+from model repositories they do not control. Everything here runs *before* an
+engine is built, so a malformed file fails with a
+:class:`~toklane.TokenizerLoadError` that names the field at fault instead of a
+``KeyError``, a Rust panic, a hang or an out-of-memory:
+
+* only regular files are read (a FIFO, a device such as ``/dev/zero``, a socket
+  or a folder is refused; the file is opened non-blocking and checked with
+  ``fstat`` on the open descriptor, so a swapped path cannot slip through), and
+  at most :data:`MAX_FILE_BYTES` of them;
+* JSON is checked for shape (types of every field we read), ids and ranks for
+  range, uniqueness and contiguity, and sizes are bounded by what the file
+  actually holds (a 15 KB file cannot declare a 10^20-token vocabulary);
+* byte-level BPE vocabularies must hold all 256 single bytes (otherwise the
+  engine panics on the first text with a missing byte);
+* engine construction itself is guarded (:func:`build_engine`): an exception
+  or a pyo3 ``PanicException`` (a ``BaseException``) becomes a load error, and
+  a ranked engine must round-trip a probe text before it is handed out.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import stat
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from ..errors import TokenizerLoadError
+from .bytelevel import bytes_to_token_string
+
+#: Largest tokenizer file read (256 MiB). The biggest real ones are a few tens
+#: of MB (Mistral's tekken.json: 15-20 MB; large tokenizer.json files: ~30 MB).
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+#: Most control/added tokens a tekken.json may declare (Mistral's use 1,000).
+MAX_SPECIAL_TOKENS = 1 << 18
+
+#: Largest id a tokenizer.json may use: ids past this (or past
+#: ``4 * tokens + 65536``) would make the id space mostly holes.
+MAX_TOKEN_ID = 1 << 24
+
+#: Longest pre-tokenisation pattern accepted (real ones are under 1 KB).
+MAX_PATTERN_CHARS = 64 * 1024
+
+# Text every ranked (byte-level BPE) engine must encode and decode back exactly:
+# letters, digits, punctuation, every whitespace class, accents, CJK, emoji (NFC).
+PROBE_TEXT = (
+    "Hello, World! 123 4567 don't  x\ty\r\nz\n\n\u00a0\u3000 caf\u00e9 na\u00efve "
+    "\u4f60\u597d\u4e16\u754c \u3053\u3093\u306b\u3061\u306f \u0434\u0430 \U0001f600 "
+    '<|x|> \u2581 `code` {"a": [1, 2.5e-3]} \u0645\u0631\u062d\u0628\u0627'
+)
+
+T = TypeVar("T")
+
+
+def is_engine_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is an engine's error (an ``Exception``, or a pyo3 panic
+    surfacing as ``BaseException``), not an interrupt or an exit to re-raise."""
+    if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+        return False
+    return isinstance(exc, Exception) or type(exc).__name__ == "PanicException"
+
+
+def build_engine(source: str, what: str, build: Callable[[], T]) -> T:
+    """``build()``, with any engine failure (a pyo3 panic included) as a load error."""
+    try:
+        return build()
+    except TokenizerLoadError:
+        raise
+    except BaseException as exc:
+        if not is_engine_failure(exc):
+            raise
+        raise TokenizerLoadError(source, f"{what} failed ({type(exc).__name__}: {_short(exc)})") from None
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    text = str(exc).strip().replace("\n", " ")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _in(what: str, check: Callable[..., T], *args: Any) -> T:
+    """``check(*args)``, its load errors prefixed with ``not a valid <what>:``."""
+    try:
+        return check(*args)
+    except TokenizerLoadError as exc:
+        raise TokenizerLoadError(exc.spec, f"not a valid {what}: {exc.reason}") from None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_bytes(path: str | os.PathLike[str], spec: object = None, *, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes.
+
+    Opened non-blocking (a FIFO without a writer does not block) and checked on
+    the open descriptor; anything but a regular file, or a file over the limit,
+    is a :class:`TokenizerLoadError`.
+    """
+    where = os.fspath(path) if spec is None else spec
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise TokenizerLoadError(where, f"cannot open it ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise TokenizerLoadError(where, f"{_kind(st.st_mode)}, not a regular file; tokenizer files must be files")
+        if st.st_size > limit:
+            raise TokenizerLoadError(where, f"file is {st.st_size:,} bytes, over the {limit:,}-byte limit")
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(1 << 24, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise TokenizerLoadError(where, f"file grew past the {limit:,}-byte limit while being read")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise TokenizerLoadError(where, f"cannot read it ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str | os.PathLike[str], spec: object = None) -> str:
+    """A regular file's text (UTF-8), bounded like :func:`read_bytes`."""
+    data = read_bytes(path, spec)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = os.fspath(path) if spec is None else spec
+        raise TokenizerLoadError(where, f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+
+
+def load_json(text: str, source: object, what: str) -> Any:
+    """Parsed JSON; malformed or absurdly nested JSON is a load error."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise TokenizerLoadError(source, f"not a valid {what}: JSON nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, and ints past Python's digit limit
+        raise TokenizerLoadError(source, f"not a valid {what}: invalid JSON ({_short(exc)})") from None
+
+
+# --------------------------------------------------------------------------- field checks
+
+
+def _field(source: object, path: str, reason: str) -> TokenizerLoadError:
+    return TokenizerLoadError(source, f"{path} {reason}")
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _obj(value: Any, source: object, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _field(source, path, f"must be a JSON object, got {_json_type(value)}")
+    return value
+
+
+def _list(value: Any, source: object, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _field(source, path, f"must be a JSON array, got {_json_type(value)}")
+    return value
+
+
+def _int(value: Any, source: object, path: str, lo: int, hi: int) -> int:
+    if not _is_int(value):
+        raise _field(source, path, f"must be an integer, got {_json_type(value)} {_clip(value)}")
+    if not lo <= value <= hi:
+        raise _field(source, path, f"is {value}, outside {lo}..{hi}")
+    return value
+
+
+def _str(value: Any, source: object, path: str, *, nonempty: bool = True) -> str:
+    if not isinstance(value, str):
+        raise _field(source, path, f"must be a string, got {_json_type(value)}")
+    if nonempty and not value:
+        raise _field(source, path, "must not be empty")
+    return value
+
+
+def _json_type(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _clip(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _b64(value: Any, source: object, path: str) -> bytes:
+    text = _str(value, source, path)
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise _field(source, path, f"is not valid base64: {_clip(text)}") from None
+    if not data:
+        raise _field(source, path, "decodes to no bytes")
+    return data
+
+
+def missing_bytes(tokens: Iterable[bytes]) -> list[int]:
+    """The single bytes (0..255) that are not tokens of a byte-level vocabulary."""
+    seen = bytearray(256)
+    for t in tokens:
+        if len(t) == 1:
+            seen[t[0]] = 1
+    return [b for b in range(256) if not seen[b]]
+
+
+def _bytes_list(missing: list[int]) -> str:
+    shown = ", ".join(f"0x{b:02X}" for b in missing[:8])
+    return shown + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+
+
+def check_ranks(ranks: Mapping[bytes, int], source: object, what: str = "ranks", *, offset: int = 0) -> None:
+    """A BPE ranks table an engine can use: ranks exactly ``offset..offset+N-1``,
+    each once, all 256 single bytes present (tiktoken panics on a missing byte)."""
+    n = len(ranks)
+    seen = bytearray(n)
+    for token, rank in ranks.items():
+        if not _is_int(rank) or not offset <= rank < offset + n:
+            raise TokenizerLoadError(
+                source, f"{what}: rank {_clip(rank)} of {_clip(token)} is outside {offset}..{offset + n - 1}"
+            )
+        if seen[rank - offset]:
+            raise TokenizerLoadError(source, f"{what}: rank {rank} is used twice")
+        seen[rank - offset] = 1
+    # n ranks, each in the n-wide range, none twice: exactly that range.
+    missing = missing_bytes(ranks)
+    if missing:
+        raise TokenizerLoadError(
+            source, f"{what} lack single-byte tokens {_bytes_list(missing)} (a byte-level BPE needs all 256)"
+        )
+
+
+# --------------------------------------------------------------------------- .tiktoken
+
+
+def _parse_tiktoken_ranks(data: bytes, source: object) -> dict[bytes, int]:
+    """Ranks of a ``.tiktoken`` file (``<base64 token> <rank>`` per line), validated
+    with :func:`check_ranks`; errors name the line."""
+    ranks: dict[bytes, int] = {}
+    lines = data.split(b"\n")
+    limit = len(lines)
+    b64 = base64.b64decode
+    count = 0
+    for lineno, line in enumerate(lines, 1):
+        parts = line.split()
+        if not parts:
+            continue
+        count += 1
+        if len(parts) != 2:
+            raise TokenizerLoadError(source, f"line {lineno} is not '<base64> <rank>' ({len(parts)} fields)")
+        token_text, rank_text = parts
+        try:
+            token = b64(token_text, validate=True)
+        except (binascii.Error, ValueError):
+            raise TokenizerLoadError(source, f"line {lineno}: token {_clip(token_text)} is not valid base64") from None
+        if not token:
+            raise TokenizerLoadError(source, f"line {lineno}: token decodes to no bytes")
+        if not rank_text.isdigit() or len(rank_text) > 12:
+            raise TokenizerLoadError(
+                source, f"line {lineno}: rank {_clip(rank_text)} is not a small non-negative integer"
+            )
+        rank = int(rank_text)
+        if rank >= limit:
+            raise TokenizerLoadError(source, f"line {lineno}: rank {rank} is past the {limit} lines of the file")
+        ranks[token] = rank
+        if len(ranks) != count:
+            raise TokenizerLoadError(source, f"line {lineno}: token {_clip(token)} appears twice")
+    if not ranks:
+        raise TokenizerLoadError(source, "no ranks in file")
+    return ranks
+
+
+# --------------------------------------------------------------------------- tekken.json
+
+
+class TekkenData:
+    """The validated parts of a Mistral ``tekken.json``."""
+
+    __slots__ = ("n_special", "pattern", "ranks", "special_names", "vocab_size")
+
+    def __init__(
+        self, pattern: str, n_special: int, vocab_size: int, ranks: dict[bytes, int], special_names: dict[int, str]
+    ):
+        self.pattern = pattern
+        self.n_special = n_special
+        self.vocab_size = vocab_size
+        self.ranks = ranks
+        self.special_names = special_names
+
+
+def _parse_tekken(data: Any, source: object, default_specials: Callable[[], list[Any]]) -> TekkenData:
+    """Check a parsed ``tekken.json`` and extract what the engine needs.
+
+    Ranks are shifted past the control tokens (ids ``0..n_special-1``); sizes
+    are bounded by the file's own vocabulary (``default_vocab_size`` may not
+    exceed ``default_num_special_tokens + len(vocab)``, as mistral-common
+    asserts). ``default_specials`` supplies the control tokens of files that
+    predate the ``special_tokens`` list.
+    """
+    top = _obj(data, source, "tekken.json")
+    config = _obj(top.get("config"), source, "config")
+    vocab = _list(top.get("vocab"), source, "vocab")
+    pattern = _str(config.get("pattern"), source, "config.pattern")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise _field(source, "config.pattern", f"is {len(pattern):,} characters, over {MAX_PATTERN_CHARS:,}")
+    n_special = _int(
+        config.get("default_num_special_tokens"), source, "config.default_num_special_tokens", 0, MAX_SPECIAL_TOKENS
+    )
+    most = n_special + len(vocab)
+    vocab_size = _int(config.get("default_vocab_size"), source, "config.default_vocab_size", n_special + 256, most)
+    n_ordinary = vocab_size - n_special
+    ranks: dict[bytes, int] = {}
+    for k in range(n_ordinary):
+        entry = _obj(vocab[k], source, f"vocab[{k}]")
+        rank = entry.get("rank")
+        if rank != k or not _is_int(rank):
+            raise _field(source, f"vocab[{k}].rank", f"must be {k} (the entry's position), got {_clip(rank)}")
+        token = _b64(entry.get("token_bytes"), source, f"vocab[{k}].token_bytes")
+        if ranks.setdefault(token, k + n_special) != k + n_special:
+            raise _field(source, f"vocab[{k}].token_bytes", f"repeats the token of vocab[{ranks[token] - n_special}]")
+    missing = missing_bytes(ranks)
+    if missing:
+        raise _field(source, "vocab", f"lacks single-byte tokens {_bytes_list(missing)} (byte-level BPE needs all 256)")
+
+    raw_specials = top.get("special_tokens")
+    path = "special_tokens"
+    if raw_specials is None:
+        raw_specials = default_specials()
+        path = "built-in special tokens"
+    specials = _list(raw_specials, source, path)
+    if len(specials) > n_special:
+        raise _field(source, path, f"lists {len(specials)} tokens, more than default_num_special_tokens={n_special}")
+    names: dict[int, str] = {}
+    seen: dict[str, int] = {}
+    for k, item in enumerate(specials):
+        item = _obj(item, source, f"{path}[{k}]")
+        rank = _int(item.get("rank"), source, f"{path}[{k}].rank", 0, n_special - 1)
+        text = _str(item.get("token_str"), source, f"{path}[{k}].token_str")
+        if rank in names:
+            raise _field(source, f"{path}[{k}].rank", f"{rank} is used twice")
+        if text in seen:
+            raise _field(source, f"{path}[{k}].token_str", f"{text!r} is used twice")
+        names[rank] = str(text)  # mistral-common's built-in list holds str enums
+        seen[text] = rank
+    for i in range(n_special):
+        filler = f"<SPECIAL_{i}>"
+        if i not in names and filler in seen:
+            raise _field(source, path, f"names a token {filler!r}, the filler name of control token {i}")
+    return TekkenData(pattern, n_special, vocab_size, ranks, names)
+
+
+# --------------------------------------------------------------------------- tokenizer.json
+
+_HF_MODELS = ("BPE", "WordPiece", "WordLevel", "Unigram")
+
+
+def _has_byte_level(component: Any) -> bool:
+    """Whether a pre-tokenizer/decoder (possibly a Sequence) includes ByteLevel."""
+    if not isinstance(component, dict):
+        return False
+    if component.get("type") == "ByteLevel":
+        return True
+    for key in ("pretokenizers", "decoders"):
+        inner = component.get(key)
+        if isinstance(inner, list) and any(_has_byte_level(c) for c in inner):
+            return True
+    return False
+
+
+def _check_tokenizer_json(data: Any, source: object) -> None:
+    """Shape and size checks of a ``tokenizer.json`` before HF ``tokenizers`` builds it.
+
+    ``tokenizers`` validates much itself; these are what it lets through and
+    what would then hang, exhaust memory or panic: ids far past the number of
+    tokens (the id space is materialised), empty added tokens, and a
+    byte-level BPE without all 256 byte tokens.
+    """
+    top = _obj(data, source, "tokenizer.json")
+    model = _obj(top.get("model"), source, "model")
+    kind = model.get("type")
+    if kind is not None and kind not in _HF_MODELS:
+        raise _field(source, "model.type", f"must be one of {', '.join(_HF_MODELS)}, got {_clip(kind)}")
+    vocab = model.get("vocab")
+    ids: list[int] = []
+    if kind == "Unigram" or (kind is None and isinstance(vocab, list)):
+        for k, item in enumerate(_list(vocab, source, "model.vocab")):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+                raise _field(source, f"model.vocab[{k}]", "must be a [piece, score] pair")
+        ids = list(range(len(vocab)))
+    else:
+        for token, i in _obj(vocab, source, "model.vocab").items():
+            if not _is_int(i) or i < 0:
+                raise _field(source, f"model.vocab[{token!r}]", f"must be a non-negative integer id, got {_clip(i)}")
+            ids.append(i)
+    added = top.get("added_tokens")
+    n_added = 0
+    if added is not None:
+        for k, item in enumerate(_list(added, source, "added_tokens")):
+            item = _obj(item, source, f"added_tokens[{k}]")
+            ids.append(_int(item.get("id"), source, f"added_tokens[{k}].id", 0, MAX_TOKEN_ID))
+            _str(item.get("content"), source, f"added_tokens[{k}].content")
+            n_added += 1
+    if not ids:
+        raise _field(source, "model.vocab", "is empty")
+    bound = min(MAX_TOKEN_ID, 4 * len(ids) + 65536)
+    top_id = max(ids)
+    if top_id >= bound:
+        raise TokenizerLoadError(
+            source,
+            f"token id {top_id} is far past the {len(ids)} tokens in the file (ids must stay below {bound}); "
+            "the id space would be mostly holes",
+        )
+    byte_level = _has_byte_level(top.get("pre_tokenizer")) or _has_byte_level(top.get("decoder"))
+    if kind == "BPE" and byte_level and not model.get("byte_fallback") and isinstance(vocab, dict):
+        missing = [b for b in range(256) if bytes_to_token_string(bytes([b])) not in vocab]
+        if missing:
+            raise _field(
+                source,
+                "model.vocab",
+                f"lacks byte-level tokens for bytes {_bytes_list(missing)} (a byte-level BPE needs all 256)",
+            )
+
+
+def parse_tiktoken_ranks(data: bytes, source: object) -> dict[bytes, int]:
+    """Ranks of a ``.tiktoken`` file (``<base64 token> <rank>`` per line): each line
+    well-formed, each token once, ranks below the line count; errors name the line.
+    Contiguity and byte coverage are :func:`check_ranks`' (run before any engine is built)."""
+    return _in(".tiktoken file", _parse_tiktoken_ranks, data, source)
+
+
+def parse_tekken(data: Any, source: object, default_specials: Callable[[], list[Any]]) -> TekkenData:
+    """Check a parsed ``tekken.json`` and extract what the engine needs (errors name the field)."""
+    return _in("tekken.json", _parse_tekken, data, source, default_specials)
+
+
+def check_tokenizer_json(data: Any, source: object) -> None:
+    """Check a parsed ``tokenizer.json`` before HF ``tokenizers`` builds it (errors name the field)."""
+    _in("tokenizer.json", _check_tokenizer_json, data, source)
+
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_PATTERN_CHARS",
+    "MAX_SPECIAL_TOKENS",
+    "MAX_TOKEN_ID",
+    "PROBE_TEXT",
+    "TekkenData",
+    "build_engine",
+    "check_ranks",
+    "check_tokenizer_json",
+    "is_engine_failure",
+    "load_json",
+    "missing_bytes",
+    "parse_tekken",
+    "parse_tiktoken_ranks",
+    "read_bytes",
+    "read_text",
+]
