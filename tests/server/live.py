@@ -23,12 +23,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def live_server(models: tuple[str, ...] = ("qwen3.6",), **limits: Any) -> Iterator[int]:
-    """Serve ``create_app(models, **limits)`` with toklane's uvicorn options; yields the port."""
+def live_server(models: tuple[str, ...] = ("qwen3.6",), *, app: Any = None, **limits: Any) -> Iterator[int]:
+    """Serve ``create_app(models, **limits)`` (or ``app``) with toklane's uvicorn options; yields the port."""
     port = free_port()
-    config = uvicorn.Config(
-        create_app(models, **limits), host="127.0.0.1", port=port, log_level="critical", **UVICORN_OPTIONS
-    )
+    app = app if app is not None else create_app(models, **limits)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical", lifespan="off", **UVICORN_OPTIONS)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -191,3 +191,14 @@ def test_keep_alive_and_pipelining_still_work(port):
     last = b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
     raw = exchange(port, one + one + last)
     assert raw.count(b"HTTP/1.1 200 OK") == 3
+
+
+def test_an_app_failing_before_answering_gets_a_json_500():
+    """uvicorn's own fallback 500 (an app that raises before responding) is our shape too."""
+
+    async def failing(scope, receive, send):
+        raise RuntimeError("boom")
+
+    with live_server(app=failing) as p:
+        status, error = error_of(exchange(p, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+    assert status == 500 and error["type"] == "internal_error"

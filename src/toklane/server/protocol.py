@@ -21,6 +21,7 @@ The limits come from the :class:`~.limits.Limits` of the app being served
 from __future__ import annotations
 
 import asyncio
+import functools
 import http
 from collections.abc import Sequence
 from typing import Any
@@ -73,6 +74,18 @@ def _unavailable_app(limit: int) -> ASGI3Application:
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
     return unavailable
+
+
+async def _send_json_500(cycle: RequestResponseCycle) -> None:
+    """uvicorn's answer when an app fails before responding, in our shape (toklane's app never should)."""
+    body = error_json("internal_error", "the server failed to answer this request")
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+    await cycle.send({"type": "http.response.start", "status": 500, "headers": headers})
+    await cycle.send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 class ToklaneHttpProtocol(HttpToolsProtocol):
@@ -180,6 +193,7 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
         if not self._admitted:
             app = _unavailable_app(self.limits.max_connections)
             cycle.keep_alive = False
+        cycle.send_500_response = functools.partial(_send_json_500, cycle)  # type: ignore[method-assign]
         super()._start_asgi_task(cycle, app)
 
     # ------------------------------------------------------------ deadlines
@@ -200,6 +214,10 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
             what = f"request headers not received within {self.limits.header_timeout:g} s"
         else:
             what = f"request body not received within {self.limits.body_timeout:g} s"
+            if self.cycle is None or self.cycle.response_complete:  # answered already: just hang up
+                self.logger.info("Closing a connection: %s.", what)
+                self.transport.close()
+                return
         self.logger.info("Closing a connection: %s.", what)
         self._fail(408, "request_timeout", what)
 
