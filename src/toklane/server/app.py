@@ -28,7 +28,13 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import counting
-from ..errors import InvalidTokenIdError, MissingTokenError, UnknownFormatError, UnknownTokenizerError
+from ..errors import (
+    InvalidTokenIdError,
+    MissingTokenError,
+    ToklaneError,
+    UnknownFormatError,
+    UnknownTokenizerError,
+)
 from ..tokenizer import Tokenizer, load_tokenizer
 from ..tokenizer.registry import bundled_table, loaded_tokenizer, resolve_name
 from ..wire import result_json
@@ -266,7 +272,9 @@ def create_app(
     async def _bad_request(_: Request, exc: Exception) -> JSONResponse:
         return _error(400, "invalid_request_error", str(exc))
 
-    for exc_type in (UnknownFormatError, InvalidTokenIdError, MissingTokenError, ValueError, TypeError):
+    # Any error toklane raises on purpose (helpers validate their inputs with ToklaneError /
+    # ValueError subclasses naming the field) is the client's: 400.
+    for exc_type in (UnknownFormatError, InvalidTokenIdError, MissingTokenError, ToklaneError, ValueError, TypeError):
         app.add_exception_handler(exc_type, _bad_request)
 
     @app.exception_handler(Exception)
