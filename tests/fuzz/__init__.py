@@ -1,0 +1,1 @@
+"""Coverage-guided fuzz targets (atheris): ``python -m tests.fuzz TARGET [libFuzzer options]``."""
