@@ -26,7 +26,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..errors import InvalidArgumentError
 from .bytelevel import bytes_to_token_string, token_string_to_bytes
+from .pieces import WHITESPACE, long_run_threshold, split_long_runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,19 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _without_surrogates(text: str) -> str:
     """Lone surrogates cannot be UTF-8 encoded; read them as U+FFFD (as tiktoken does)."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def _engine_failure(engine: str, exc: BaseException) -> InvalidArgumentError:
+    """A Rust panic (``pyo3_runtime.PanicException``, not an ``Exception``) as a
+    documented error; anything else is re-raised as it is."""
+    if type(exc).__module__ != "pyo3_runtime":
+        raise exc
+    return InvalidArgumentError("text", f"cannot be encoded by the {engine} engine ({str(exc)[:200]})")
+
+
+# Endings of the pre-tokenisation patterns whose whitespace alternatives
+# :mod:`toklane.tokenizer.pieces` reasons about (every bundled family's).
+_SPLITTABLE_ENDINGS = (r"\s*[\r\n]+|\s+(?!\S)|\s+", r"\s*[\r\n]|\s+(?!\S)|\s")
 
 
 class QuicktokEngine:
@@ -125,6 +140,10 @@ class TiktokenEngine:
         self._ranks = ranks
         self._nfc = nfc
         self._enc = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+        # Texts from this length on may hold a whitespace run that tiktoken's
+        # regex cannot take (from 999,999 characters): they go through pieces.
+        self._long = long_run_threshold()
+        self._splittable = pattern.endswith(_SPLITTABLE_ENDINGS)
 
     def _prepare(self, text: str) -> str:
         if self._nfc and not unicodedata.is_normalized("NFC", text):
@@ -132,14 +151,31 @@ class TiktokenEngine:
         return text
 
     def encode_ordinary(self, text: str) -> list[int]:
-        # tiktoken itself replaces lone surrogates with U+FFFD.
-        return self._enc.encode_ordinary(self._prepare(text))
+        return self._encode_prepared(self._prepare(text))
+
+    def _encode_prepared(self, text: str) -> list[int]:
+        # tiktoken itself replaces lone surrogates with U+FFFD; it releases the GIL.
+        if len(text) < self._long:
+            return self._enc.encode_ordinary(text)
+        try:
+            pieces = split_long_runs(text) if self._splittable else None
+            if pieces is None:
+                return self._enc.encode_ordinary(text)
+            ids: list[int] = []
+            for piece in pieces:
+                ids += self._enc.encode_ordinary(piece)
+            return ids
+        except BaseException as exc:
+            raise _engine_failure(self.name, exc) from None
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
-        return self._enc.encode_ordinary_batch([self._prepare(t) for t in texts])
+        texts = [self._prepare(t) for t in texts]
+        if max(map(len, texts), default=0) >= self._long:
+            return [self._encode_prepared(t) for t in texts]
+        return self._enc.encode_ordinary_batch(texts)
 
     def count_ordinary(self, text: str) -> int:
-        return len(self._enc.encode_ordinary(self._prepare(text)))
+        return len(self.encode_ordinary(text))
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         return self._enc.decode_bytes(ids)
@@ -294,6 +330,43 @@ def _sentencepiece_bytes(token: str) -> bytes:
     return token.replace("\u2581", " ").encode()
 
 
+# Below this many characters ``encode`` (GIL held, a few microseconds) beats
+# ``encode_batch_fast`` (GIL released); above it the batch call is also faster.
+_HF_SHORT = 256
+
+# A Split that isolates a class without whitespace (DeepSeek's digits and CJK).
+_NON_SPACE_CLASS = re.compile(r"\\p\{N\}(\{\d,\d\})?|\[[^\]\\^\s]*\]\+?")
+
+
+def _hf_splittable(tok: Any, added: Iterable[AddedToken]) -> bool:
+    """Whether :func:`.pieces.split_long_runs` holds for this tokenizer: no
+    normaliser (one could rewrite spaces or prepend to every piece), a
+    byte-level pre-tokeniser without its own regex after regex splits that
+    either end in the ranked families' whitespace alternatives or isolate a
+    class without whitespace, and no added token containing whitespace."""
+    import json
+
+    if tok.pre_tokenizer is None:
+        return False
+    try:
+        normalizer = json.loads(tok.normalizer.__getstate__()) if tok.normalizer is not None else None
+        pre = json.loads(tok.pre_tokenizer.__getstate__())
+    except Exception:
+        return False
+    if normalizer and normalizer != {"type": "Sequence", "normalizers": []}:
+        return False
+    steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    for step in steps:
+        if step.get("type") == "ByteLevel" and not step.get("use_regex", True):
+            continue
+        if step.get("type") != "Split" or step.get("behavior") != "Isolated" or step.get("invert"):
+            return False
+        regex = (step.get("pattern") or {}).get("Regex", "").replace("\r", r"\r").replace("\n", r"\n")
+        if not (regex.endswith(_SPLITTABLE_ENDINGS) or _NON_SPACE_CLASS.fullmatch(regex)):
+            return False
+    return bool(steps) and not any(ch in WHITESPACE for t in added for ch in t.content)
+
+
 class HFBackend:
     """A private ``tokenizers.Tokenizer`` built from ``tokenizer.json`` text."""
 
@@ -318,6 +391,7 @@ class HFBackend:
             )
         )
         self.byte_level = isinstance(self._tok.decoder, decoders.ByteLevel)
+        self._splittable = _hf_splittable(self._tok, self.added_tokens)
         # One vocabulary read at load: the id space and its holes (for id
         # validation); the dict is kept only until the tables are built.
         self._vocab: dict[str, int] | None = self._tok.get_vocab(with_added_tokens=True)
@@ -341,23 +415,53 @@ class HFBackend:
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         tok = self._splitting() if split_special_tokens else self._tok
-        try:
-            return tok.encode(text, add_special_tokens=False).ids
-        except TypeError:
-            return tok.encode(_without_surrogates(text), add_special_tokens=False).ids
+        if len(text) < _HF_SHORT:
+            # Hot path: ``encode`` holds the GIL, for a few microseconds here.
+            try:
+                return tok.encode(text, add_special_tokens=False).ids
+            except TypeError:
+                return tok.encode(_without_surrogates(text), add_special_tokens=False).ids
+        return self._encode_many(tok, [text])[0]
 
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
         tok = self._splitting() if split_special_tokens else self._tok
+        return self._encode_many(tok, texts)
+
+    def _encode_many(self, tok: Any, texts: list[str], add_special_tokens: bool = False) -> list[list[int]]:
+        """Every text through one ``encode_batch_fast`` call, which releases the GIL
+        (``encode`` holds it: one long text stalled every other thread) and runs
+        the texts, and the pieces of long ones, in parallel."""
+        flat: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for text in texts:
+            pieces = split_long_runs(text) if self._splittable and not add_special_tokens else None
+            spans.append((len(flat), len(flat) + (len(pieces) if pieces else 1)))
+            flat.extend(pieces or (text,))
         try:
-            encodings = tok.encode_batch(texts, add_special_tokens=False)
-        except TypeError:
-            encodings = tok.encode_batch([_without_surrogates(t) for t in texts], add_special_tokens=False)
-        return [e.ids for e in encodings]
+            try:
+                encodings = self._batch(tok, flat, add_special_tokens=add_special_tokens)
+            except TypeError:
+                encodings = self._batch(
+                    tok, [_without_surrogates(t) for t in flat], add_special_tokens=add_special_tokens
+                )
+        except BaseException as exc:
+            raise _engine_failure(self.engine, exc) from None
+        if len(flat) == len(texts):
+            return [e.ids for e in encodings]
+        return [[i for e in encodings[a:b] for i in e.ids] for a, b in spans]
+
+    def _batch(self, tok: Any, texts: list[str], add_special_tokens: bool) -> list[Any]:
+        fast = getattr(tok, "encode_batch_fast", None)  # tokenizers >= 0.21: no offsets, faster
+        if fast is not None:
+            return fast(texts, add_special_tokens=add_special_tokens)
+        return tok.encode_batch(texts, add_special_tokens=add_special_tokens)
 
     def count(self, text: str) -> int:
         return len(self.encode(text, False))
 
     def with_special_tokens(self, text: str) -> list[int]:
+        if len(text) >= _HF_SHORT:
+            return self._encode_many(self._tok, [text], add_special_tokens=True)[0]
         try:
             return self._tok.encode(text, add_special_tokens=True).ids
         except TypeError:
