@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import TokenizerLoadError
 from . import patterns
@@ -310,15 +311,23 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
 
 
 def hf_json_tokenizer(
-    name: str, tokenizer_json: str, *, source: str, aliases: Iterable[str] = (), eos: Iterable[str] = ()
+    name: str,
+    tokenizer_json: str,
+    *,
+    source: str,
+    aliases: Iterable[str] = (),
+    eos: Iterable[str] = (),
+    parsed: Any = None,
 ) -> Tokenizer:
     """A tokenizer over ``tokenizer.json`` text (HF ``tokenizers`` engine).
 
     The JSON is checked first (:func:`~toklane.tokenizer.files.check_tokenizer_json`);
     any failure of ``tokenizers`` itself, a Rust panic included, is a
-    :class:`TokenizerLoadError`.
+    :class:`TokenizerLoadError`. ``parsed``: the JSON already parsed by the caller.
     """
-    check_tokenizer_json(load_json(tokenizer_json, source, "tokenizer.json"), source)
+    if parsed is None:
+        parsed = load_json(tokenizer_json, source, "tokenizer.json")
+    check_tokenizer_json(parsed, source)
     backend = build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json))
     added = {t.content: t.id for t in backend.added_tokens}
     eos_names = list(eos) or [n for n in _EOS_GUESSES if n in added]
@@ -368,31 +377,31 @@ def _deprecated_tekken_specials() -> list[dict[str, object]]:
 
 
 def tekken_tokenizer(
-    name: str, path: str | os.PathLike[str], *, aliases: Iterable[str] = (), text: str | None = None
+    name: str, path: str | os.PathLike[str], *, aliases: Iterable[str] = (), data: Any = None
 ) -> Tokenizer:
     """A Mistral ``tekken.json`` vocabulary: control tokens at ids 0..N-1, BPE ranks after.
 
-    ``text``: the file's content when the caller has read it already. Every
+    ``data``: the file's parsed JSON when the caller has read it already. Every
     field is checked before the engine is built (:func:`~toklane.tokenizer.files.parse_tekken`).
     """
     source = os.fspath(path)
-    if text is None:
-        text = read_text(path)
-    data = parse_tekken(load_json(text, source, "tekken.json"), source, _deprecated_tekken_specials)
-    names = data.special_names
-    added = [AddedToken(names.get(i, f"<SPECIAL_{i}>"), i, True) for i in range(data.n_special)]
+    if data is None:
+        data = load_json(read_text(path), source, "tekken.json")
+    tekken = parse_tekken(data, source, _deprecated_tekken_specials)
+    names = tekken.special_names
+    added = [AddedToken(names.get(i, f"<SPECIAL_{i}>"), i, True) for i in range(tekken.n_special)]
     spelled = {t.content for t in added}
     family = RankedFamily(
-        data.pattern,
+        tekken.pattern,
         lambda: added,
         bos="<s>" if "<s>" in spelled else None,
         eos=("</s>",) if "</s>" in spelled else (),
     )
     # Ranks are stored shifted past the control tokens: BPE merge order only
     # depends on their relative order, so tiktoken emits final ids directly.
-    engine = ranks_engine(name, data.pattern, data.ranks, source=source, offset=data.n_special)
+    engine = ranks_engine(name, tekken.pattern, tekken.ranks, source=source, offset=tekken.n_special)
     return ranked_tokenizer(
-        name, family, engine, ordinary_ids=range(data.n_special, data.vocab_size), source=source, aliases=aliases
+        name, family, engine, ordinary_ids=range(tekken.n_special, tekken.vocab_size), source=source, aliases=aliases
     )
 
 

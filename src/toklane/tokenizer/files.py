@@ -104,7 +104,7 @@ def _kind(mode: int) -> str:
     ):
         if test(mode):
             return name
-    return "not a regular file"
+    return "something else"
 
 
 def read_bytes(path: str | os.PathLike[str], spec: object = None, *, limit: int = MAX_FILE_BYTES) -> bytes:
@@ -123,7 +123,7 @@ def read_bytes(path: str | os.PathLike[str], spec: object = None, *, limit: int 
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise TokenizerLoadError(where, f"{_kind(st.st_mode)}, not a regular file; tokenizer files must be files")
+            raise TokenizerLoadError(where, f"{os.fspath(path)} is {_kind(st.st_mode)}, not a regular file")
         if st.st_size > limit:
             raise TokenizerLoadError(where, f"file is {st.st_size:,} bytes, over the {limit:,}-byte limit")
         chunks: list[bytes] = []

@@ -39,7 +39,7 @@ from .bundled import (
     tekken_tokenizer,
 )
 from .core import Tokenizer
-from .files import check_ranks, is_engine_failure, read_text
+from .files import check_ranks, is_engine_failure, load_json, read_text
 
 PATH_CACHE_SIZE = 32
 
@@ -343,10 +343,10 @@ def _read_path(target: Path, spec: str) -> Tokenizer:
     name = spec
     if target.suffix == ".json":
         text = read_text(target, str(target))
-        head = text[:4096]
-        if '"config"' in head and '"vocab"' in head and '"model"' not in head:
-            return tekken_tokenizer(name, target, text=text)
-        return hf_json_tokenizer(name, text, source=str(target))
+        data = load_json(text, str(target), "tokenizer.json or tekken.json")
+        if target.name.startswith("tekken") or (isinstance(data, dict) and "model" not in data and "config" in data):
+            return tekken_tokenizer(name, target, data=data)
+        return hf_json_tokenizer(name, text, source=str(target), parsed=data)
     return _read_tiktoken_file(target, spec)
 
 
