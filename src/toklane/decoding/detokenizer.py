@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from operator import index as _as_index
 from typing import Any
 
@@ -13,7 +14,9 @@ from ..tokenizer import Tokenizer, load_tokenizer
 
 def as_id_list(ids: Iterable[int] | int | Any) -> list[int]:
     """``ids`` as a list: lists pass through; numpy arrays and torch tensors via ``tolist()``;
-    a single int becomes a one-element list."""
+    a single int (or numpy integer) becomes a one-element list. Raises ``TypeError`` for
+    what is neither an id nor an ordered collection of them (``None``, a float, a string,
+    bytes, a mapping, a set). Elements are not checked here."""
     if type(ids) is list:
         return ids
     if hasattr(ids, "tolist"):
@@ -21,6 +24,8 @@ def as_id_list(ids: Iterable[int] | int | Any) -> list[int]:
         return ids if isinstance(ids, list) else [ids]
     if isinstance(ids, int):
         return [ids]
+    if isinstance(ids, (str, bytes, bytearray, Mapping, AbstractSet)) or not isinstance(ids, Iterable):
+        raise TypeError(f"expected a token id or a sequence of token ids, got {type(ids).__name__}")
     return list(ids)
 
 
@@ -67,8 +72,9 @@ class IncrementalDetokenizer:
         """Bytes of each id (``b""`` for a skipped special token), every id validated
         first; nothing changes state. Used by components that attribute text to tokens."""
         table, size, skip = self._table, self._vocab_size, self._skip
+        ids = new_ids if type(new_ids) is list else self._id_list(new_ids)
         out: list[bytes] = []
-        for i in as_id_list(new_ids):
+        for i in ids:
             if type(i) is not int:
                 i = self._coerce(i)
             data = table[i] if 0 <= i < size else None
@@ -76,6 +82,14 @@ class IncrementalDetokenizer:
                 raise InvalidTokenIdError(i, self._name, size)
             out.append(b"" if i in skip else data)
         return out
+
+    def _id_list(self, new_ids: Any) -> list[int]:
+        """Slow path of :meth:`pieces`: anything but a list, as a list of ids or an
+        :class:`InvalidTokenIdError` naming what was given."""
+        try:
+            return as_id_list(new_ids)
+        except TypeError:
+            raise InvalidTokenIdError(new_ids, self._name, self._vocab_size) from None
 
     def _coerce(self, token_id: Any) -> int:
         if not isinstance(token_id, bool):

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidTokenIdError
 from .block import FAILED, OPEN, WS, Body
+from .schema import validate_tools_schema
 from .types import Delta, ToolCallDelta
 
 if TYPE_CHECKING:
@@ -183,6 +184,7 @@ class StreamParser:
         stream_arguments: bool,
         unknown_tools: str = "keep",
     ):
+        validate_tools_schema(tools_schema)  # malformed schemas fail here, not mid-stream
         if unknown_tools != "keep" and tools_schema is not None:
             self._unknown = unknown_tools
         self._tok = tok
@@ -814,7 +816,7 @@ def _types_of(spec: Any) -> list[str]:
     t = spec.get("type")
     if isinstance(t, str):
         return [t.strip().lower()]
-    if isinstance(t, list):
+    if isinstance(t, list) and t:
         return [str(x).strip().lower() for x in t]
     out: list[str] = []
     for key in ("anyOf", "oneOf"):

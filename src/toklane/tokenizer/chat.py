@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InvalidMessagesError
+
 Segment = tuple[str, bool]  # (text, is_marker)
 Message = Mapping[str, Any]
 
@@ -44,9 +46,14 @@ def message_text(message: Message, index: int) -> str:
                 parts.append(part["text"])
             else:
                 kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
-                raise ValueError(f"messages[{index}].content[{k}]: only text parts can be rendered, got {kind!r}")
+                raise InvalidMessagesError(
+                    f"messages[{index}].content[{k}]",
+                    f"must be a text part (only text parts can be rendered), got {kind!r}",
+                )
         return "".join(parts)
-    raise ValueError(f"messages[{index}].content must be a string, a list of text parts or null")
+    raise InvalidMessagesError(
+        f"messages[{index}].content", f"must be a string, a list of text parts or null, got {type(content).__name__}"
+    )
 
 
 @dataclass(frozen=True)
@@ -58,28 +65,57 @@ class ToolCall:
 def tool_calls_of(message: Message, index: int) -> list[ToolCall]:
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
-        raise ValueError(f"messages[{index}].tool_calls must be a list")
+        raise InvalidMessagesError(f"messages[{index}].tool_calls", f"must be a list, got {type(calls).__name__}")
     out = []
     for k, call in enumerate(calls):
-        fn = call.get("function", call) if isinstance(call, Mapping) else None
-        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
-            raise ValueError(f"messages[{index}].tool_calls[{k}] needs function.name")
+        where = f"messages[{index}].tool_calls[{k}]"
+        if not isinstance(call, Mapping):
+            raise InvalidMessagesError(where, f"must be an object, got {type(call).__name__}")
+        _optional_str(call, "id", where)
+        fn = call.get("function", call)
+        if not isinstance(fn, Mapping):
+            raise InvalidMessagesError(f"{where}.function", f"must be an object, got {type(fn).__name__}")
+        if not isinstance(fn.get("name"), str):
+            raise InvalidMessagesError(f"{where}.function.name", "must be a string")
         args = fn.get("arguments", {})
-        out.append(ToolCall(fn["name"], args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)))
+        if not isinstance(args, str):
+            try:
+                args = json.dumps(args, ensure_ascii=False)
+            except (TypeError, ValueError) as exc:
+                raise InvalidMessagesError(
+                    f"{where}.function.arguments", f"must be a JSON string or JSON-serialisable ({exc})"
+                ) from None
+        out.append(ToolCall(fn["name"], args))
     return out
 
 
+def _optional_str(mapping: Mapping[str, Any], key: str, where: str) -> None:
+    value = mapping.get(key)
+    if value is not None and not isinstance(value, str):
+        raise InvalidMessagesError(f"{where}.{key}", f"must be a string, got {type(value).__name__}")
+
+
 def validate_messages(messages: Any) -> list[Message]:
-    """Check the shape of a conversation; returns it as a list."""
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Iterable):
-        raise TypeError("messages must be a list of {'role': ..., 'content': ...} mappings")
+    """Check the shape of a conversation; returns it as a list.
+
+    Every field a chat format reads is type-checked (``role``, ``content``,
+    ``name``, ``tool_call_id``, ``tool_calls[k].id`` / ``.function.name`` /
+    ``.function.arguments``); a bad one raises :class:`~toklane.errors.InvalidMessagesError`
+    naming it (``messages[2].tool_call_id must be a string, got dict``).
+    """
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
+        raise InvalidMessagesError(
+            "messages", f"must be a list of {{'role': ..., 'content': ...}} mappings, got {type(messages).__name__}"
+        )
     out = list(messages)
     for i, m in enumerate(out):
         if not isinstance(m, Mapping):
-            raise TypeError(f"messages[{i}] must be a mapping, got {type(m).__name__}")
+            raise InvalidMessagesError(f"messages[{i}]", f"must be a mapping, got {type(m).__name__}")
         role = m.get("role")
-        if role not in ROLES:
-            raise ValueError(f"messages[{i}].role must be one of {', '.join(ROLES)}; got {role!r}")
+        if not isinstance(role, str) or role not in ROLES:
+            raise InvalidMessagesError(f"messages[{i}].role", f"must be one of {', '.join(ROLES)}; got {role!r}")
+        for key in ("name", "tool_call_id"):
+            _optional_str(m, key, f"messages[{i}]")
         message_text(m, i)
         tool_calls_of(m, i)
     return out
