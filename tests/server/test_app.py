@@ -288,10 +288,11 @@ def test_surrogate_pairs_are_fine(client):
                     {"type": "function", "function": {"name": "f", "parameters": {"properties": {"a": {"anyOf": 5}}}}}
                 ],
             },
-            "tools_schema.0.function.parameters.properties.a.anyOf",
+            "tools_schema[0].function.parameters.properties.a.anyOf",
         ),
         ("/v1/parse", {"text": "x", "tools_schema": [{"type": "function", "function": {"name": 3}}]}, "name"),
         ("/v1/parse", {"text": "x", "tools_schema": [5]}, "tools_schema.0"),
+        ("/v1/parse", {"text": "x", "tools_schema": [{"name": "f", "parameters": {"type": 5}}]}, "parameters.type"),
     ],
 )
 def test_message_and_schema_fields_are_typed(client, path, body, field):
@@ -331,3 +332,16 @@ def test_bad_ids_in_a_late_chunk_fail_before_the_stream_starts(client, bad):
     chunks = [[1]] * 3000 + [[bad]]
     r = client.post("/v1/parse", json={"model": "cl100k_base", "chunks": chunks, "stream": True})
     assert f"invalid token id {bad}" in _error(r, 400)
+
+
+def test_tools_schema_takes_what_the_library_takes(client):
+    """Wrapped OpenAI entries and bare ``{name, parameters}`` entries both type a qwen3_coder value."""
+    params = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>"
+    for tool in (
+        {"type": "function", "function": {"name": "f", "parameters": params}},
+        {"name": "f", "parameters": params},
+    ):
+        r = client.post("/v1/parse", json={"text": text, "tools": "qwen3_coder", "tools_schema": [tool]})
+        assert r.status_code == 200, r.text
+        assert json.loads(r.json()["tool_calls"][0]["function"]["arguments"]) == {"n": 7}

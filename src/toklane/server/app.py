@@ -347,9 +347,7 @@ def create_app(
         formats = {
             "reasoning": req.reasoning,
             "tools": req.tools,
-            "tools_schema": [t.model_dump(exclude_unset=True) for t in req.tools_schema]
-            if req.tools_schema is not None
-            else None,
+            "tools_schema": req.tools_schema,
             "thinking": req.thinking,
             "unknown_tools": req.unknown_tools,
         }

@@ -134,78 +134,27 @@ def messages_payload(messages: list[ChatMessage]) -> list[dict[str, Any]]:
     return [m.model_dump(exclude_unset=True) for m in messages]
 
 
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
+def _tools_schema_ok(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The library's own check (:func:`toklane.parsing.schema.validate_tools_schema`): one rule for both."""
+    from ..errors import InvalidToolsSchemaError
+    from ..parsing.schema import validate_tools_schema
 
-
-def schema_problem(schema: Any, where: str) -> str | None:
-    """The first structural error in a JSON Schema (the keywords the parsers read), or None."""
-    stack: list[tuple[Any, str]] = [(schema, where)]
-    while stack:
-        node, at = stack.pop()
-        if isinstance(node, bool):
-            continue
-        if not isinstance(node, dict):
-            return f"{at}: must be a JSON Schema object, got {type(node).__name__}"
-        t = node.get("type")
-        names = [t] if isinstance(t, str) else t
-        if t is not None and not (isinstance(names, list) and all(isinstance(x, str) for x in names)):
-            return f"{at}.type: must be a type name or a list of type names"
-        for key in _SCHEMA_LISTS:
-            if key in node:
-                subs = node[key]
-                if not isinstance(subs, list):
-                    return f"{at}.{key}: must be a list of schemas, got {type(subs).__name__}"
-                stack.extend((sub, f"{at}.{key}.{i}") for i, sub in enumerate(subs))
-        for key in _SCHEMA_MAPS:
-            if key in node:
-                subs = node[key]
-                if not isinstance(subs, dict):
-                    return f"{at}.{key}: must be an object of schemas, got {type(subs).__name__}"
-                stack.extend((sub, f"{at}.{key}.{name}") for name, sub in subs.items())
-        for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains"):
-            if key in node and node[key] is not None:
-                sub = node[key]
-                if isinstance(sub, list) and key == "items":
-                    stack.extend((s, f"{at}.items.{i}") for i, s in enumerate(sub))
-                else:
-                    stack.append((sub, f"{at}.{key}"))
-        if "required" in node and not (
-            isinstance(node["required"], list) and all(isinstance(x, str) for x in node["required"])
-        ):
-            return f"{at}.required: must be a list of property names"
-        if "enum" in node and not isinstance(node["enum"], list):
-            return f"{at}.enum: must be a list"
-    return None
-
-
-class FunctionSpec(BaseModel):
-    """A tool's function: name, description and JSON-Schema parameters."""
-
-    model_config = ConfigDict(extra="allow")
-
-    name: Text
-    description: Text | None = None
-    parameters: JsonObject | None = None
-    strict: bool | None = None
-
-
-class ToolSpec(BaseModel):
-    """An entry of the OpenAI ``tools`` list."""
-
-    model_config = ConfigDict(extra="allow")
-
-    type: Literal["function"] = "function"
-    function: FunctionSpec
-
-
-def _tools_schema_ok(tools: list[ToolSpec]) -> list[ToolSpec]:
-    for i, tool in enumerate(tools):
-        if tool.function.parameters is not None:
-            problem = schema_problem(tool.function.parameters, f"{i}.function.parameters")
-            if problem:
-                raise ValueError(problem)
+    try:
+        validate_tools_schema(tools)
+    except InvalidToolsSchemaError as exc:
+        raise ValueError(str(exc)) from None
     return tools
+
+
+#: An OpenAI ``tools`` list, validated at the edge (shape of every JSON-schema keyword parsers read).
+ToolsSchema = Annotated[list[JsonObject], AfterValidator(_tools_schema_ok)]
+_TOOL_EXAMPLE = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
 
 
 class TokenizeRequest(_Request):
@@ -261,8 +210,11 @@ class ParseRequest(_Request):
     )
     reasoning: Text | None = Field(None, description="Reasoning format; see GET /v1/formats.")
     tools: Text | None = Field(None, description="Tool-call format; see GET /v1/formats.")
-    tools_schema: Annotated[list[ToolSpec], AfterValidator(_tools_schema_ok)] | None = Field(
-        None, description="OpenAI `tools` list (argument types)."
+    tools_schema: ToolsSchema | None = Field(
+        None,
+        description="OpenAI `tools` list (argument types): `{type: function, function: {name, parameters}}` "
+        "entries (a bare `{name, parameters}` is accepted too).",
+        examples=[[_TOOL_EXAMPLE]],
     )
     unknown_tools: Literal["keep", "drop", "content"] = Field(
         "keep",
