@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from ..errors import InvalidArgumentError
 from .bytelevel import bytes_to_token_string, token_string_to_bytes
-from .pieces import WHITESPACE, long_run_threshold, split_long_runs
+from .pieces import WHITESPACE, UnjoinableWindowsError, encode_in_windows, long_run_threshold
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +77,10 @@ def _without_surrogates(text: str) -> str:
 
 
 def _engine_failure(engine: str, exc: BaseException) -> InvalidArgumentError:
-    """A Rust panic (``pyo3_runtime.PanicException``, not an ``Exception``) as a
-    documented error; anything else is re-raised as it is."""
-    if type(exc).__module__ != "pyo3_runtime":
+    """A Rust panic (``pyo3_runtime.PanicException``, not an ``Exception``) or
+    windows that cannot be joined, as a documented error; anything else is
+    re-raised as it is."""
+    if type(exc).__module__ != "pyo3_runtime" and not isinstance(exc, UnjoinableWindowsError):
         raise exc
     return InvalidArgumentError("text", f"cannot be encoded by the {engine} engine ({str(exc)[:200]})")
 
@@ -158,13 +159,8 @@ class TiktokenEngine:
         if len(text) < self._long:
             return self._enc.encode_ordinary(text)
         try:
-            pieces = split_long_runs(text) if self._splittable else None
-            if pieces is None:
-                return self._enc.encode_ordinary(text)
-            ids: list[int] = []
-            for piece in pieces:
-                ids += self._enc.encode_ordinary(piece)
-            return ids
+            ids = encode_in_windows(text, self._enc.encode_ordinary, self._enc.decode_single_token_bytes)
+            return self._enc.encode_ordinary(text) if ids is None else ids
         except BaseException as exc:
             raise _engine_failure(self.name, exc) from None
 
@@ -392,6 +388,7 @@ class HFBackend:
         )
         self.byte_level = isinstance(self._tok.decoder, decoders.ByteLevel)
         self._splittable = _hf_splittable(self._tok, self.added_tokens)
+        self._long = long_run_threshold()
         # One vocabulary read at load: the id space and its holes (for id
         # validation); the dict is kept only until the tables are built.
         self._vocab: dict[str, int] | None = self._tok.get_vocab(with_added_tokens=True)
@@ -431,24 +428,36 @@ class HFBackend:
         """Every text through one ``encode_batch_fast`` call, which releases the GIL
         (``encode`` holds it: one long text stalled every other thread) and runs
         the texts, and the pieces of long ones, in parallel."""
-        flat: list[str] = []
-        spans: list[tuple[int, int]] = []
-        for text in texts:
-            pieces = split_long_runs(text) if self._splittable and not add_special_tokens else None
-            spans.append((len(flat), len(flat) + (len(pieces) if pieces else 1)))
-            flat.extend(pieces or (text,))
+        out: list[list[int] | None] = [None] * len(texts)
+        whole: list[int] = []  # texts without a long run: one parallel batch
         try:
-            try:
-                encodings = self._batch(tok, flat, add_special_tokens=add_special_tokens)
-            except TypeError:
-                encodings = self._batch(
-                    tok, [_without_surrogates(t) for t in flat], add_special_tokens=add_special_tokens
-                )
+            for k, text in enumerate(texts):
+                if self._splittable and not add_special_tokens and len(text) >= self._long:
+                    out[k] = encode_in_windows(text, lambda t: self._one(tok, t), self._token_bytes)
+                if out[k] is None:
+                    whole.append(k)
+            if whole:
+                batch = [texts[k] for k in whole]
+                for k, ids in zip(whole, self._many(tok, batch, add_special_tokens), strict=True):
+                    out[k] = ids
         except BaseException as exc:
             raise _engine_failure(self.engine, exc) from None
-        if len(flat) == len(texts):
-            return [e.ids for e in encodings]
-        return [[i for e in encodings[a:b] for i in e.ids] for a, b in spans]
+        return out  # type: ignore[return-value]
+
+    def _one(self, tok: Any, text: str) -> list[int]:
+        return self._many(tok, [text], False)[0]
+
+    def _many(self, tok: Any, texts: list[str], add_special_tokens: bool) -> list[list[int]]:
+        try:
+            encodings = self._batch(tok, texts, add_special_tokens=add_special_tokens)
+        except TypeError:
+            encodings = self._batch(tok, [_without_surrogates(t) for t in texts], add_special_tokens=add_special_tokens)
+        return [e.ids for e in encodings]
+
+    def _token_bytes(self, token: int) -> bytes:
+        string = self._tok.id_to_token(token) or ""
+        data = token_string_to_bytes(string) if self.byte_level else None
+        return data if data is not None else string.encode()
 
     def _batch(self, tok: Any, texts: list[str], add_special_tokens: bool) -> list[Any]:
         fast = getattr(tok, "encode_batch_fast", None)  # tokenizers >= 0.21: no offsets, faster

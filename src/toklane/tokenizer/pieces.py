@@ -7,35 +7,39 @@ alternative ``\\s+(?!\\S)`` backtracks over the whole run, and tiktoken panics
 (a retry limit) from about 9.5 million. Runs followed by a newline (matched by
 ``\\s*[\\r\\n]+``) and every other character class are fine.
 
-:func:`split_long_runs` cuts such a run, so that no engine call sees a run of
-``2 * piece`` characters or more:
+:func:`encode_in_windows` cuts such a run (from ``2 * piece`` characters,
+not followed by ``\\r``/``\\n``) so that no engine call sees it whole:
 
-* at the run's start ``a``. The character before ``a`` is not whitespace, or
-  it is a newline and the last one of its whitespace run (the run is not
-  followed by one), so in every supported pre-tokeniser a pre-token ends at
-  ``a``: no alternative of theirs takes horizontal whitespace after a
+* at the run's start ``a``, exactly. The character before ``a`` is not
+  whitespace, or it is a newline and the last one of its whitespace run (the
+  run is not followed by one), so in every supported pre-tokeniser a pre-token
+  ends at ``a``: no alternative of theirs takes horizontal whitespace after a
   non-whitespace character, and ``\\s*[\\r\\n]+`` ends at the last newline.
   The text before ``a`` then encodes the same alone: its last pre-token ends in
   a non-whitespace character or in a newline, where lookaheads (``(?!\\S)``)
-  see the same as in the whole text. (Not cut there: a run that ends the text
-  right after a newline, which cl100k's ``\\s++$`` would join to the newlines);
-* every ``piece`` characters after ``a``, the last piece being ``piece`` to
-  ``2 * piece - 1`` characters long, so it never ends in a sliver and the engine
-  still decides how the run's end joins what follows (pre-tokenisation after a
-  cut reads only what follows it: the patterns have no lookbehind).
+  see the same as in the whole text, and what follows a cut is read alone as in
+  the whole text (the patterns have no lookbehind). (Not cut there: a run that
+  ends the text right after a newline, which cl100k's ``\\s++$`` joins to the
+  newlines.) Tested against every reference with hypothesis.
+* about every ``piece`` characters inside the run (the last piece at least
+  ``piece`` long, so the engine still decides how the run's end joins what
+  follows). The run was one pre-token; where BPE's result has a token boundary
+  no merge ever crossed it, and there ``BPE(s) == BPE(s[:x]) + BPE(s[x:])``.
+  A window reads :data:`OVERLAP` characters past the cut and keeps its ids up
+  to its last token boundary before the cut; the next window starts there, in
+  the same phase of merges. That this boundary is one of the whole run's (the
+  artificial end of the window reaches back a few tokens, not 2,048
+  characters) is checked, not proved: tests compare against the references on
+  uniform, periodic and random whitespace runs up to the longest the references
+  can take (999,998 characters for tiktoken).
 
-Runs shorter than ``2 * piece`` are never cut, so ids stay those of the engine.
-A longer run was one pre-token that is now BPE-encoded in aligned pieces: for
-runs of one repeated character (and of any pattern whose period divides
-``piece``) the ids are still those of the engine called on the whole text, where
-the engine can take it at all (tested up to its limit on every bundled
-tokenizer); for an aperiodic mix of whitespace kinds longer than ``2 * piece``
-the merges at the cut points may differ from an unbounded BPE.
+Runs shorter than ``2 * piece`` are never cut.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # Unicode White_Space: what ``\s`` matches in the Rust regex engines (checked
 # against tiktoken in tests). Python's ``\s`` also matches U+001C..U+001F.
@@ -67,25 +71,89 @@ def _finder(min_run: int) -> re.Pattern[str]:
     return finder
 
 
-def split_long_runs(text: str, piece: int = RUN_PIECE) -> list[str] | None:
-    """``text`` cut around its long horizontal-whitespace runs, or ``None`` if
-    it has none (the caller then encodes it whole, unchanged).
-
-    A run counts when it is at least ``2 * piece`` characters long and not
-    followed by ``\\r`` or ``\\n``. ``"".join(result) == text``.
-    """
+def _cuts(text: str, piece: int) -> list[tuple[int, bool]]:
+    """Cut positions, each with whether it is exact (a run's start) or inside a run."""
     min_run = 2 * piece
+    cuts: list[tuple[int, bool]] = []
     if len(text) < min_run:
-        return None
-    cuts: list[int] = []
+        return cuts
     for match in _finder(min_run).finditer(text):
         start, end = match.span()
         if text[end : end + 1] in ("\r", "\n"):
             continue  # one \s*[\r\n]+ pre-token: engines take it whole
         if start and not (end == len(text) and text[start - 1] in "\r\n"):
-            cuts.append(start)
-        cuts.extend(range(start + piece, end - piece + 1, piece))
+            cuts.append((start, True))
+        cuts.extend((cut, False) for cut in range(start + piece, end - piece + 1, piece))
+    return cuts
+
+
+def split_long_runs(text: str, piece: int = RUN_PIECE) -> list[str] | None:
+    """``text`` cut around its long horizontal-whitespace runs (no overlap), or
+    ``None`` if it has none (the caller then encodes it whole, unchanged).
+
+    A run counts when it is at least ``2 * piece`` characters long and not
+    followed by ``\\r`` or ``\\n``. ``"".join(result) == text``.
+    """
+    cuts = _cuts(text, piece)
     if not cuts:
         return None
-    bounds = [0, *cuts, len(text)]
+    bounds = [0, *(cut for cut, _ in cuts), len(text)]
     return [text[bounds[k] : bounds[k + 1]] for k in range(len(bounds) - 1)]
+
+
+class UnjoinableWindowsError(ValueError):
+    """A window without a token boundary between characters (tokens longer than it)."""
+
+
+# Characters of run that a window reads past a cut inside it, so that BPE's
+# artificial end (a few tokens) is behind the token boundary that is kept.
+OVERLAP = 2048
+
+
+def encode_in_windows(
+    text: str,
+    encode: Callable[[str], list[int]],
+    token_bytes: Callable[[int], bytes],
+    piece: int = RUN_PIECE,
+    overlap: int = OVERLAP,
+) -> list[int] | None:
+    """Ids of ``text`` encoded by ``encode`` in windows that hold no long run
+    whole; ``None`` when ``text`` has no long run (encode it whole).
+
+    At a run's start the text is cut exactly. Inside a run, a window reads
+    ``overlap`` characters past each cut and keeps its ids up to the last token
+    boundary at or before the cut that falls between characters; the next
+    window starts there, so it inherits the phase of the merges (a run of tabs
+    encoded in blocks of 16 keeps its blocks where the run's start put them).
+    """
+    cuts = _cuts(text, piece)
+    if not cuts:
+        return None
+    ids: list[int] = []
+    start = 0
+    for cut, exact in cuts:
+        if exact:
+            ids += encode(text[start:cut])
+            start = cut
+            continue
+        end = cut + overlap
+        window = encode(text[start:end])
+        keep, tail_chars = _boundary_before(window, token_bytes, overlap)
+        ids += window[:keep]
+        start = end - tail_chars
+    ids += encode(text[start:])
+    return ids
+
+
+def _boundary_before(ids: list[int], token_bytes: Callable[[int], bytes], chars: int) -> tuple[int, int]:
+    """``(k, n)``: ``ids[k:]`` spell the last ``n >= chars`` characters of the
+    window, the first ``k`` ids the rest (the smallest such ``n``)."""
+    n = 0
+    k = len(ids)
+    while k > 1:
+        k -= 1
+        data = token_bytes(ids[k])
+        n += sum(1 for b in data if b & 0xC0 != 0x80)  # characters that start in this token
+        if n >= chars and data[0] & 0xC0 != 0x80:
+            return k, n
+    raise UnjoinableWindowsError("no token boundary between characters in a window")
