@@ -10,7 +10,10 @@ from ._lazy import lazy_exports
 from .counting import count_tokens, encode_chat, render_chat, truncate_messages
 from .decoding import IncrementalDetokenizer
 from .errors import (
+    InvalidArgumentError,
+    InvalidMessagesError,
     InvalidTokenIdError,
+    InvalidToolsSchemaError,
     MissingTokenError,
     TokenizerLoadError,
     ToklaneError,
@@ -45,7 +48,10 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "IncrementalDetokenizer",
+    "InvalidArgumentError",
+    "InvalidMessagesError",
     "InvalidTokenIdError",
+    "InvalidToolsSchemaError",
     "MissingTokenError",
     "Tokenizer",
     "TokenizerLoadError",

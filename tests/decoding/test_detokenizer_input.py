@@ -108,3 +108,23 @@ def test_step_never_raises_anything_else(value):
         detok.step(value)
     except toklane.InvalidTokenIdError:
         assert detok.step([9707]) + detok.flush() == "Hello"  # the failed step changed nothing
+
+
+@pytest.mark.parametrize("bad", [5.0, None, "ab", [1.5], [None]], ids=repr)
+def test_stop_matcher_names_bad_ids_and_keeps_state(tok, bad):
+    sm = toklane.StopMatcher(tok, stop=["END"])
+    with pytest.raises(toklane.InvalidTokenIdError):
+        sm.step(bad)
+    assert sm.step(tok.encode("Hello END")).text == "Hello "
+
+
+@pytest.mark.parametrize("bad", [5.0, None, "ab", [1.5], [None], [10**9]], ids=repr)
+def test_penalty_state_bad_ids_are_value_errors_naming_the_field(bad):
+    ps = toklane.PenaltyState(1000)
+    with pytest.raises(ValueError, match=r"prompt_ids|prompt ids|token id") as info:
+        ps.add_request("r", bad, repetition_penalty=1.2)
+    assert not isinstance(info.value, TypeError)
+    ps.add_request("r", [1, 2], repetition_penalty=1.2)
+    with pytest.raises(ValueError, match=r"new_ids|token id"):
+        ps.append("r", bad)
+    ps.append("r", [3])  # the failed append changed nothing

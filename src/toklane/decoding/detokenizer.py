@@ -72,7 +72,7 @@ class IncrementalDetokenizer:
         """Bytes of each id (``b""`` for a skipped special token), every id validated
         first; nothing changes state. Used by components that attribute text to tokens."""
         table, size, skip = self._table, self._vocab_size, self._skip
-        ids = new_ids if type(new_ids) is list else self._id_list(new_ids)
+        ids = new_ids if type(new_ids) is list else self.id_list(new_ids)
         out: list[bytes] = []
         for i in ids:
             if type(i) is not int:
@@ -83,9 +83,11 @@ class IncrementalDetokenizer:
             out.append(b"" if i in skip else data)
         return out
 
-    def _id_list(self, new_ids: Any) -> list[int]:
-        """Slow path of :meth:`pieces`: anything but a list, as a list of ids or an
-        :class:`InvalidTokenIdError` naming what was given."""
+    def id_list(self, new_ids: Any) -> list[int]:
+        """``new_ids`` as a list (:func:`as_id_list`), or an :class:`InvalidTokenIdError` naming
+        what was given (``None``, a float, a string...). Elements are checked by :meth:`pieces`."""
+        if type(new_ids) is list:
+            return new_ids
         try:
             return as_id_list(new_ids)
         except TypeError:

@@ -99,7 +99,9 @@ class PenaltyState:
                 raise ValueError(f"{name} must be finite, got {value!r}")
         if not (math.isfinite(repetition_penalty) and repetition_penalty > 0):
             raise ValueError(f"repetition_penalty must be > 0, got {repetition_penalty!r}")
-        prompt = np.asarray(as_id_list(prompt_ids) if not isinstance(prompt_ids, np.ndarray) else prompt_ids)
+        prompt = np.asarray(
+            _id_list(prompt_ids, "prompt_ids", rid) if not isinstance(prompt_ids, np.ndarray) else prompt_ids
+        )
         if prompt.size:
             if prompt.dtype.kind not in "iu":
                 raise ValueError(f"prompt ids must be integers, got dtype {prompt.dtype}")
@@ -123,7 +125,7 @@ class PenaltyState:
     def append(self, rid: Hashable, new_ids: Sequence[int] | Any) -> None:
         """Count newly generated ids (negative placeholders are skipped). O(len(new_ids))."""
         req = self._get(rid)
-        ids = as_id_list(new_ids)
+        ids = _id_list(new_ids, "new_ids", rid)
         size = self.vocab_size
         for i in ids:
             if type(i) is not int or i >= size:
@@ -190,6 +192,14 @@ class PenaltyState:
         else:
             _apply_torch(logits, reqs)
         return logits
+
+
+def _id_list(value: Any, field: str, rid: Hashable) -> list[Any]:
+    """:func:`as_id_list`, its ``TypeError`` (``None``, a float, a string) a ``ValueError`` naming the field."""
+    try:
+        return as_id_list(value)
+    except TypeError as exc:
+        raise ValueError(f"{field}: {exc} (request {rid!r})") from None
 
 
 def _checked(ids: list[Any], size: int, rid: Hashable) -> list[int]:

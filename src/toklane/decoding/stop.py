@@ -9,7 +9,7 @@ from typing import Any
 
 from ..streammatch import StreamMatcher
 from ..tokenizer import Tokenizer
-from .detokenizer import IncrementalDetokenizer, as_id_list
+from .detokenizer import IncrementalDetokenizer
 from .markers import automaton
 
 
@@ -106,7 +106,7 @@ class StopMatcher:
         """Feed newly generated ids; every id is validated before any state changes."""
         if self._final is not None:
             return self._final
-        ids = as_id_list(new_ids)
+        ids = self._detok.id_list(new_ids)
         pieces = self._detok.pieces(ids)
         detok, stop_ids, out = self._detok, self._stop_ids, []
         base = self._tokens
