@@ -307,6 +307,7 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
         source=str(path),
         aliases=aliases,
         eos=("<｜end▁of▁sentence｜>",),
+        trusted=True,
     )
 
 
@@ -318,16 +319,20 @@ def hf_json_tokenizer(
     aliases: Iterable[str] = (),
     eos: Iterable[str] = (),
     parsed: Any = None,
+    trusted: bool = False,
 ) -> Tokenizer:
     """A tokenizer over ``tokenizer.json`` text (HF ``tokenizers`` engine).
 
     The JSON is checked first (:func:`~toklane.tokenizer.files.check_tokenizer_json`);
     any failure of ``tokenizers`` itself, a Rust panic included, is a
     :class:`TokenizerLoadError`. ``parsed``: the JSON already parsed by the caller.
+    ``trusted``: bundled data of a pinned package, whose check is skipped (it would
+    parse the JSON a second time: +25% cold-load time for deepseek-v4).
     """
-    if parsed is None:
-        parsed = load_json(tokenizer_json, source, "tokenizer.json")
-    check_tokenizer_json(parsed, source)
+    if not trusted:
+        if parsed is None:
+            parsed = load_json(tokenizer_json, source, "tokenizer.json")
+        check_tokenizer_json(parsed, source)
     backend = build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json))
     added = {t.content: t.id for t in backend.added_tokens}
     eos_names = list(eos) or [n for n in _EOS_GUESSES if n in added]
