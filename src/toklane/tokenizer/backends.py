@@ -152,14 +152,22 @@ class TiktokenEngine:
         return text
 
     def encode_ordinary(self, text: str) -> list[int]:
-        return self._encode_prepared(self._prepare(text))
-
-    def _encode_prepared(self, text: str) -> list[int]:
+        if self._nfc and not unicodedata.is_normalized("NFC", text):
+            text = unicodedata.normalize("NFC", text)
         # tiktoken itself replaces lone surrogates with U+FFFD; it releases the GIL.
         if len(text) < self._long:
             return self._enc.encode_ordinary(text)
+        return self._encode_long(text)
+
+    def _encode_long(self, text: str) -> list[int]:
+        """A text that may hold a whitespace run too long for tiktoken's regex:
+        encoded in windows (:mod:`.pieces`); an engine panic becomes an error."""
         try:
-            ids = encode_in_windows(text, self._enc.encode_ordinary, self._enc.decode_single_token_bytes)
+            ids = (
+                encode_in_windows(text, self._enc.encode_ordinary, self._enc.decode_single_token_bytes)
+                if self._splittable
+                else None
+            )
             return self._enc.encode_ordinary(text) if ids is None else ids
         except BaseException as exc:
             raise _engine_failure(self.name, exc) from None
@@ -167,7 +175,7 @@ class TiktokenEngine:
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         texts = [self._prepare(t) for t in texts]
         if max(map(len, texts), default=0) >= self._long:
-            return [self._encode_prepared(t) for t in texts]
+            return [self._encode_long(t) if len(t) >= self._long else self._enc.encode_ordinary(t) for t in texts]
         return self._enc.encode_ordinary_batch(texts)
 
     def count_ordinary(self, text: str) -> int:
