@@ -20,6 +20,8 @@ with atheris.instrument_imports(include=["toklane"]):
 
 from .targets import TARGETS, warm_up
 
+RSS_LIMIT_MB = 8192
+
 
 def main(argv: list[str]) -> None:
     if len(argv) < 2 or argv[1] in ("-h", "--help", "--list") or argv[1] not in TARGETS:
@@ -31,7 +33,10 @@ def main(argv: list[str]) -> None:
         import toklane.decoding
         import toklane.parsing  # noqa: F401
     warm_up(argv[1])
-    atheris.Setup([argv[0], *argv[2:]], target)
+    options = argv[2:]
+    if not any(o.startswith("-rss_limit_mb=") for o in options):
+        options.append(f"-rss_limit_mb={RSS_LIMIT_MB}")  # the parsers target holds ~20 tokenizers (~3.6 GB)
+    atheris.Setup([argv[0], *options], target)
     atheris.Fuzz()
 
 

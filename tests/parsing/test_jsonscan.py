@@ -120,7 +120,8 @@ def test_accepted_python_literals_agree_with_ast(value, edits) -> None:
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences warn in ast
-        expected = as_json(ast.literal_eval(text))
+        # Surrounding whitespace is not part of the literal (ast reads "\n 1" as an indented statement).
+        expected = as_json(ast.literal_eval(text.strip(" \t\r\n")))
     got = json.loads(converted)
     assert got == expected or (isinstance(got, float) and math.isclose(got, expected)), text
 
