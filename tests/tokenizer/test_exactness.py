@@ -144,7 +144,7 @@ def test_engines_are_the_fastest_exact_ones():
     assert engines == {
         "qwen3.6": "tiktoken",
         "qwen3": "quicktok",
-        "deepseek-v4": "tokenizers",
+        "deepseek-v4": "tiktoken",
         "llama3": "quicktok",
         "cl100k_base": "quicktok",
         "o200k_base": "quicktok",

@@ -135,7 +135,12 @@ class TiktokenEngine:
 
     name = "tiktoken"
 
-    def __init__(self, name: str, pattern: str, ranks: dict[bytes, int], *, nfc: bool = False):
+    def __init__(
+        self, name: str, pattern: str, ranks: dict[bytes, int], *, nfc: bool = False, splittable: bool | None = None
+    ):
+        """``splittable``: whether :mod:`.pieces` may cut long whitespace runs for
+        ``pattern`` (``None``: when it ends in the ranked families' whitespace
+        alternatives)."""
         import tiktoken
 
         self._ranks = ranks
@@ -144,7 +149,7 @@ class TiktokenEngine:
         # Texts from this length on may hold a whitespace run that tiktoken's
         # regex cannot take (from 999,999 characters): they go through pieces.
         self._long = long_run_threshold()
-        self._splittable = pattern.endswith(_SPLITTABLE_ENDINGS)
+        self._splittable = pattern.endswith(_SPLITTABLE_ENDINGS) if splittable is None else splittable
 
     def _prepare(self, text: str) -> str:
         if self._nfc and not unicodedata.is_normalized("NFC", text):

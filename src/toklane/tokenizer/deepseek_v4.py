@@ -1,0 +1,145 @@
+"""DeepSeek-V4's ``tokenizer.json`` as one ranked-BPE pattern and a ranks table.
+
+The HF pre-tokeniser is a sequence of three isolated regex splits, then
+byte-level BPE by merges::
+
+    Split(\\p{N}{1,3}) -> Split([CJK]+) -> Split(P3) -> ByteLevel -> BPE
+
+where ``[CJK]`` is ``[\\u4e00-\\u9fa5\\u3040-\\u309f\\u30a0-\\u30ff]`` and ``P3``
+is the Llama-3-like pattern in :data:`P3`. The splits are sequential: P3 runs
+inside the segments the digit and CJK splits leave (maximal runs of characters
+that are neither ``\\p{N}`` nor CJK) and every *unmatched* span is kept as a
+piece of its own (``Isolated``). :data:`PATTERN` is one leftmost-first regex
+for a ranked-BPE engine whose matches are exactly those pieces:
+
+* digits in chunks of three, then CJK runs (no CJK character is ``\\p{N}``);
+* P3 with every class that could reach a digit or a CJK character made to
+  exclude them, so no match crosses a segment; its lookahead ``(?!\\S)`` sees
+  a segment's end where the next character is a digit or CJK;
+* one last alternative for what P3 leaves unmatched: a run of characters that
+  no P3 alternative matches (not whitespace, letter, mark, punctuation, symbol,
+  digit or CJK: controls, format characters, private use, unassigned), each of
+  which does not start a P3 match -- it would when followed by a letter or mark
+  (``[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+``).
+
+BPE: the vocabulary's byte-level merges produce their results in increasing id
+order (checked at load, :func:`ranks`), so ranked BPE over ``bytes -> id`` merges
+the same pairs in the same order. Equality with HF ``tokenizers`` is tested on
+large corpora, every code point and hypothesis-generated text
+(``tests/tokenizer/test_deepseek_v4_engine.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import TokenizerLoadError
+from .bytelevel import token_string_to_bytes
+
+# The second split's class: CJK unified ideographs (to U+9FA5), hiragana, katakana.
+CJK = "\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff"
+
+# The third split, as in the file.
+P3 = (
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"""
+    r"""| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+_LM = rf"[[\p{{L}}\p{{M}}]--[{CJK}]]"  # letters and marks that are not CJK
+_OTHER = rf"[^\s\p{{L}}\p{{M}}\p{{P}}\p{{S}}\p{{N}}{CJK}]"  # what no P3 alternative starts with alone
+
+PATTERN = "|".join(
+    [
+        r"\p{N}{1,3}",
+        rf"[{CJK}]+",
+        r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+""",
+        rf"[^\r\n\p{{L}}\p{{P}}\p{{S}}\p{{N}}{CJK}]?{_LM}+",
+        rf" ?[[\p{{P}}\p{{S}}]--[{CJK}]]+[\r\n]*",
+        r"\s*[\r\n]+",
+        rf"\s+(?![^\s\p{{N}}{CJK}])",
+        r"\s+",
+        rf"(?:{_OTHER}(?!{_LM}))+",
+    ]
+)
+
+
+def ranks(model: Any, source: object) -> dict[bytes, int]:
+    """``bytes -> id`` of a byte-level BPE ``model`` (tokenizer.json's ``"model"``)
+    whose merges can be replayed as ranks: every token but the added ones is a
+    byte-level string, and merge ``k`` yields the token ``a + b`` whose id grows
+    with ``k`` (then the pair of lowest merge rank is the pair whose result has
+    the lowest id). Tokens that are not byte-level strings (added tokens that
+    also sit in the vocabulary) are left out. Anything else is a
+    :class:`TokenizerLoadError`."""
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        raise TokenizerLoadError(source, "not a BPE model")
+    for key in ("dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(key) is not None:
+            raise TokenizerLoadError(source, f"BPE option {key!r} is set; it cannot be replayed as ranks")
+    if model.get("byte_fallback") or model.get("ignore_merges"):
+        raise TokenizerLoadError(source, "BPE options byte_fallback/ignore_merges cannot be replayed as ranks")
+    vocab = model.get("vocab")
+    merges = model.get("merges")
+    if not isinstance(vocab, dict) or not isinstance(merges, list):
+        raise TokenizerLoadError(source, "BPE model without vocab or merges")
+    out: dict[bytes, int] = {}
+    for token, i in vocab.items():
+        data = token_string_to_bytes(token)
+        if data is not None:
+            if data in out:
+                raise TokenizerLoadError(source, f"two tokens spell the same bytes ({token!r})")
+            out[data] = i
+    last = -1
+    for k, merge in enumerate(merges):
+        a, sep, b = merge.partition(" ") if isinstance(merge, str) else (*merge[:1], " ", *merge[1:2])
+        i = vocab.get(a + b) if sep and isinstance(a, str) and isinstance(b, str) else None
+        if i is None or i <= last or a not in vocab or b not in vocab:
+            raise TokenizerLoadError(source, f"merge {k} ({merge!r}) cannot be replayed as a rank")
+        last = i
+    if len(out) != len(merges) + 256 or sum(len(b) == 1 for b in out) != 256:
+        raise TokenizerLoadError(source, "the vocabulary is not 256 bytes plus one token per merge")
+    return out
+
+
+# The pre-tokeniser :data:`PATTERN` reproduces, as tokenizer.json spells it.
+PRE_TOKENIZER = {
+    "type": "Sequence",
+    "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": r"\p{N}{1,3}"}, "behavior": "Isolated", "invert": False},
+        {"type": "Split", "pattern": {"Regex": f"[{CJK}]+"}, "behavior": "Isolated", "invert": False},
+        {
+            "type": "Split",
+            "pattern": {"Regex": P3.replace(r"\r\n", "\r\n")},
+            "behavior": "Isolated",
+            "invert": False,
+        },
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+    ],
+}
+
+
+def compatible(data: Any) -> bool:
+    """Whether a parsed tokenizer.json is one :data:`PATTERN` and :func:`ranks`
+    reproduce: no normaliser, exactly DeepSeek-V4's pre-tokeniser, byte-level
+    decoding, no post-processor that adds tokens, and added tokens matched as
+    plain strings."""
+    if not isinstance(data, dict):
+        return False
+    normalizer = data.get("normalizer")
+    post = data.get("post_processor")
+    added = data.get("added_tokens")
+    return (
+        normalizer in (None, {"type": "Sequence", "normalizers": []})
+        and data.get("pre_tokenizer") == PRE_TOKENIZER
+        and isinstance(data.get("decoder"), dict)
+        and data["decoder"].get("type") == "ByteLevel"
+        and (post is None or (isinstance(post, dict) and post.get("type") == "ByteLevel"))
+        and isinstance(added, list)
+        and all(
+            isinstance(t, dict)
+            and isinstance(t.get("content"), str)
+            and isinstance(t.get("id"), int)
+            and not (t.get("single_word") or t.get("lstrip") or t.get("rstrip"))
+            for t in added
+        )
+    )
