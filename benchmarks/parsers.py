@@ -30,6 +30,11 @@ Construction of a parser for one request (Qwen3.6, 248,077 tokens):
                 PreTrainedTokenizerFast and looks its markers up (what vLLM/SGLang
                 parsers do per request)
 
+Token ids beside text (``python benchmarks/parsers.py ids``: this table only, about 1 minute):
+  the same output (1K/4K/16K tokens) parsed from text and from token ids, whole (``parse``) and
+  fed in chunks of 1 and 16 tokens (text chunks: the detokenizer's text of the same tokens),
+  timed in alternating rounds; the ratio is ids / text (target: within 1.2x)
+
 Run: ``python benchmarks/parsers.py`` (about 2-3 minutes).
 """
 
@@ -49,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_time, fmt_seconds, machine_note, print_table, sample_text
+from _common import best_time, best_times_interleaved, fmt_seconds, machine_note, print_table, sample_text
 
 import toklane
 
@@ -462,6 +467,71 @@ def harmony_section(rows: list, text_body: str) -> None:
     rows.append(peer_row("  harmony StreamableParser", theirs_stream, ours_stream, None))
 
 
+# --------------------------------------------------------------------------- token ids beside text
+
+IDS_LENGTHS = [1_000, 4_000, 16_000]
+
+
+def reasoning_output(code: str) -> str:
+    return f"{code}\n</think>\n\nThe file is written."
+
+
+def ids_row(tok: toklane.Tokenizer, fmt: dict[str, Any], text: str, ids: list[int]) -> list[str]:
+    """text ns, ids ns and their ratio per token: whole, then fed in chunks of 1 and 16 tokens."""
+    texts = token_texts(tok, ids)
+    assert "".join(texts) == text
+    by_ids, by_text = toklane.parse(tok, token_ids=ids, **fmt), toklane.parse(tok, text=text, **fmt)
+    assert (by_ids.reasoning, by_ids.content) == (by_text.reasoning, by_text.content)
+    assert [(c.name, c.arguments) for c in by_ids.tool_calls] == [(c.name, c.arguments) for c in by_text.tool_calls]
+
+    def chunked(pieces: list[Any], key: str) -> Callable[[], Any]:
+        def run() -> Any:
+            parser = toklane.get_parser(tok, **fmt)
+            for p in pieces:
+                parser.feed(**{key: p})
+            return parser.finish()
+
+        return run
+
+    row = []
+    for size in (0, 1, 16):
+        if size == 0:
+            fns = {
+                "text": lambda: toklane.parse(tok, text=text, **fmt),
+                "ids": lambda: toklane.parse(tok, token_ids=ids, **fmt),
+            }
+        else:
+            fns = {
+                "text": chunked(["".join(texts[i : i + size]) for i in range(0, len(texts), size)], "text"),
+                "ids": chunked([ids[i : i + size] for i in range(0, len(ids), size)], "token_ids"),
+            }
+        t = best_times_interleaved(fns, repeat=5)
+        n = len(ids)
+        row += [f"{t['text'] / n * 1e9:.1f}", f"{t['ids'] / n * 1e9:.1f}", f"{t['ids'] / t['text']:.2f}x"]
+    return row
+
+
+def ids_section() -> None:
+    """Per-token cost of parsing the same output from text and from token ids (whole, chunks of 1 and 16)."""
+    code = sample_text(0.3)
+    qwen = toklane.load_tokenizer("qwen3.6")
+    harmony = toklane.load_tokenizer("o200k_harmony")
+    cases = [
+        ("hermes", qwen, hermes_output, {"reasoning": "qwen3", "tools": "hermes"}),
+        ("qwen3_coder", qwen, coder_output, {"reasoning": "qwen3", "tools": "qwen3_coder", "tools_schema": SCHEMA}),
+        ("reasoning only", qwen, reasoning_output, {"reasoning": "qwen3"}),
+        ("gpt-oss", harmony, harmony_output, {"reasoning": "gpt_oss", "tools": "gpt_oss"}),
+    ]
+    rows: list[list[str]] = []
+    for label, tok, build, fmt in cases:
+        for length in IDS_LENGTHS:
+            rows.append([f"{label}, L={length // 1000}K", *ids_row(tok, fmt, *fit(tok, build, code, length))])
+    cols = ["ns per token"]
+    for way in ("whole", "chunks of 1", "chunks of 16"):
+        cols += [f"{way}: text", "ids", "ids/text"]
+    print_table("Parsing from token ids beside text (same output, same results)", cols, rows, machine_note())
+
+
 # --------------------------------------------------------------------------- construction
 
 
@@ -532,6 +602,9 @@ def construction_section(rows: list, qwen: toklane.Tokenizer) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["ids"]:
+        ids_section()
+        return
     t_start = time.perf_counter()
     qwen = toklane.load_tokenizer("qwen3.6")
     code = sample_text(0.6)  # standard-library source and multilingual lines, ~0.6 MB

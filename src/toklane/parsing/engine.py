@@ -34,11 +34,15 @@ import codecs
 import re
 import secrets
 import string
+from operator import countOf
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..errors import InvalidTokenIdError
 from .block import FAILED, OPEN, WS, Body
 from .schema import validate_tools_schema
+from .tables import HOLE, MARKER, ORDINARY
 from .types import Delta, ToolCallDelta
 
 if TYPE_CHECKING:
@@ -48,6 +52,10 @@ if TYPE_CHECKING:
 
 _NON_WS = re.compile(r"[^ \t\n\r]")
 _ALNUM = string.ascii_letters + string.digits
+
+#: Ids per feed from which the numpy kind table reads a chunk (below: the per-token loop).
+_BULK = 256
+_I64_MAX = 2**63 - 1
 
 # Machine modes.
 CONTENT, REASONING, BLOCK = 0, 1, 2
@@ -268,14 +276,24 @@ class StreamParser:
         self._hold = rest[cut:] if cut < len(rest) else ""
 
     def _feed_ids(self, token_ids: Any) -> None:
+        arr = None
         if type(token_ids) is not list and type(token_ids) is not tuple:
-            if hasattr(token_ids, "tolist"):  # numpy arrays, torch tensors
+            if (
+                type(token_ids) is np.ndarray
+                and token_ids.ndim == 1
+                and token_ids.dtype.kind in "iu"
+                and len(token_ids) >= _BULK
+            ):  # read in bulk as it is (tolist() only if the per-token loop must read it)
+                arr = token_ids.astype(np.int64, copy=False)
+                if token_ids.dtype.kind == "u" and len(arr) and int(token_ids.max()) > _I64_MAX:
+                    arr, token_ids = None, token_ids.tolist()
+            elif hasattr(token_ids, "tolist"):  # numpy arrays, torch tensors
                 token_ids = token_ids.tolist()
             elif isinstance(token_ids, int):
                 token_ids = (token_ids,)
             else:
                 token_ids = list(token_ids)
-        if not token_ids:
+        if arr is None and not token_ids:
             return
         ids = self._ids
         if not ids:
@@ -283,7 +301,7 @@ class StreamParser:
                 raise ValueError("this stream is fed text; keep feeding text")
             self._start_ids()
         id_roles = self._id_roles
-        if len(token_ids) == 1:  # the decode loop's common case: one new token
+        if arr is None and len(token_ids) == 1:  # the decode loop's common case: one new token
             t = token_ids[0]
             k = id_roles.get(t)
             if k is not None:
@@ -310,6 +328,10 @@ class StreamParser:
                 return
             self._bytes(data)
             return
+        if self._bulk(token_ids, arr):
+            return
+        if arr is not None:
+            token_ids = arr.tolist()
         # Validate and group first, so that a bad id changes nothing.
         table = self._table
         drop = self._drop_ids
@@ -334,12 +356,62 @@ class StreamParser:
             run.append(data)
         if run:
             actions.append(b"".join(run))
+        self._act(actions)
+
+    def _act(self, actions: list[bytes | int]) -> None:
+        """Read validated, grouped input: marker indexes and runs of ordinary tokens' bytes."""
         for a in actions:
             if type(a) is int:
                 self._flush_bytes()
                 self._marker(a)
             else:
                 self._bytes(a)  # type: ignore[arg-type]
+
+    def _bulk(self, token_ids: Any, arr: Any) -> bool:
+        """Many ids at C speed: whether they were read (False: the per-token loop reads them).
+
+        Exactly what the per-token loop does, found in bulk: a long chunk (a list of ``int`` or an
+        integer numpy array) is classified with the numpy kind table (ordinary, marker, dropped,
+        hole), runs of ordinary tokens between marker ids are joined by one vectorised gather from
+        the flat byte table, dropped tokens leave no bytes, and the same grouped actions are read.
+        Anything else (an id out of range, a hole, a -1, an id that is not exactly ``int``) goes to
+        the loop, which raises or skips as it always did, before any state changes."""
+        tables = self._tables
+        if arr is None:
+            n = len(token_ids)
+            # Below this the per-token loop is as fast (its cost is the table lookups, not the loop).
+            if n < _BULK or countOf(map(type, token_ids), int) != n:
+                return False
+            arr = np.fromiter(token_ids, dtype=np.int64, count=n)
+        bulk, kinds = tables.bulk, tables.id_kinds
+        if bulk is None:
+            bulk, kinds = tables.load_bulk(self._tok)
+        if arr.min() < 0 or arr.max() >= min(self._size, len(kinds)):
+            return False
+        kind = kinds[arr]
+        lengths = bulk.lengths[arr]
+        if not kind.any():
+            self._bytes(bulk.join(arr, lengths, np.cumsum(lengths)))
+            return True
+        if (kind == HOLE).any():
+            return False
+        lengths[kind != ORDINARY] = 0
+        ends = np.cumsum(lengths)
+        blob = bulk.join(arr, lengths, ends)
+        marks = np.flatnonzero(kind == MARKER)
+        ordinary = np.cumsum(kind == ORDINARY)  # ordinary tokens up to each position: does a run lie between?
+        id_roles = self._id_roles
+        actions: list[bytes | int] = []
+        start = seen = 0
+        for t, end, count in zip(arr[marks].tolist(), ends[marks].tolist(), ordinary[marks].tolist(), strict=True):
+            if count > seen:
+                actions.append(blob[start:end])
+            actions.append(id_roles[t])
+            start, seen = end, count
+        if int(ordinary[-1]) > seen:
+            actions.append(blob[start:])
+        self._act(actions)
+        return True
 
     def _start_ids(self) -> None:
         """The first ids feed: fix the input mode, take the id tables, make the decoder and byte matcher."""

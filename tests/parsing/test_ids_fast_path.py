@@ -1,0 +1,144 @@
+"""The bulk token-id path (long ``feed(token_ids=...)``/``parse(token_ids=...)``) reads exactly what the
+per-token path reads.
+
+Outputs are built from marker ids, dropped special ids, ordinary ids, byte-fragment ids that split UTF-8
+characters, and markers' texts spelled by ordinary tokens (text, unless the format has it as a text
+marker); a long filler makes every output take the bulk path when fed whole. The reference is the same ids
+fed one at a time (the per-token path, unchanged); chunks of 16 and of 300, numpy arrays and the whole list
+must all agree with it. Bad ids raise :class:`toklane.InvalidTokenIdError` before any state changes.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import toklane
+from toklane.parsing.engine import _BULK
+
+from .helpers import byte_ids, norm, stream
+
+FORMATS: list[tuple[str, dict[str, Any]]] = [
+    ("qwen3.6", {"reasoning": "qwen3", "tools": "hermes"}),
+    ("qwen3.6", {"reasoning": "qwen3", "tools": "qwen3_coder"}),
+    ("qwen3.6", {"reasoning": "qwen3"}),
+    ("deepseek-v4", {"reasoning": "deepseek_r1"}),
+    ("o200k_harmony", {"reasoning": "gpt_oss", "tools": "gpt_oss"}),
+    ("mistral-tekken", {"tools": "mistral"}),
+]
+IDS = [f"{name}:{'+'.join(fmt.values())}" for name, fmt in FORMATS]
+WORDS = ["hello", " world", "é", "日本語", "🙂", '{"name": "f", "arguments": {"a": 1}}', "\n", "  ", "<", ">", "x=1"]
+
+
+@functools.cache
+def _setup(index: int) -> tuple[toklane.Tokenizer, dict[str, Any], list[int], list[int], list[str], list[int]]:
+    name, fmt = FORMATS[index]
+    if name == "mistral-tekken":
+        pytest.importorskip("mistral_common")
+    tok = toklane.load_tokenizer(name)
+    tables = toklane.get_parser(tok, **fmt)._tables
+    marker_ids = sorted(tables.id_roles)
+    drops = sorted(tables.drop_ids)[:8]
+    filler = tok.encode("The quick brown fox jumps over the lazy dog. " * 40)
+    assert len(filler) >= _BULK
+    return tok, fmt, marker_ids, drops, list(tables.texts), filler
+
+
+def _piece(tok: toklane.Tokenizer, markers: list[int], drops: list[int], texts: list[str], draw: Any) -> list[int]:
+    kind = draw(st.integers(0, 5))
+    if kind == 0 and markers:
+        return [draw(st.sampled_from(markers))]
+    if kind == 1 and drops:
+        return [draw(st.sampled_from(drops))]
+    if kind == 2:  # a multi-byte character split into byte tokens (fragments)
+        return byte_ids(tok, draw(st.sampled_from(["é", "日", "🙂", "ж"])))
+    if kind == 3 and texts:  # a marker's text spelled by ordinary tokens
+        return tok.encode(draw(st.sampled_from(texts)), split_special_tokens=True)
+    return tok.encode(draw(st.sampled_from(WORDS)))
+
+
+def _feed(tok: toklane.Tokenizer, fmt: dict[str, Any], pieces: list[Any]) -> tuple[Any, ...]:
+    return norm(stream(tok, fmt, pieces, True))
+
+
+def _chunks(ids: list[int], size: int) -> list[list[int]]:
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+@pytest.mark.parametrize("index", range(len(FORMATS)), ids=IDS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_bulk_ids_equal_the_per_token_path(index: int, data: st.DataObject) -> None:
+    tok, fmt, markers, drops, texts, filler = _setup(index)
+    n = data.draw(st.integers(0, 30))
+    body = [i for _ in range(n) for i in _piece(tok, markers, drops, texts, data.draw)]
+    where = data.draw(st.sampled_from(["before", "after", "around", "none"]))
+    ids = {
+        "before": filler + body,
+        "after": body + filler,
+        "around": filler + body + filler,
+        "none": body,
+    }[where]
+    expect = _feed(tok, fmt, [[i] for i in ids])  # the per-token path
+    assert norm(toklane.parse(tok, token_ids=ids, **fmt)) == expect
+    assert norm(toklane.parse(tok, token_ids=tuple(ids), **fmt)) == expect
+    assert norm(toklane.parse(tok, token_ids=np.array(ids, dtype=np.int64), **fmt)) == expect
+    assert norm(toklane.parse(tok, token_ids=np.array(ids, dtype=np.uint32), **fmt)) == expect
+    assert _feed(tok, fmt, _chunks(ids, 16)) == expect
+    assert _feed(tok, fmt, _chunks(ids, 300)) == expect
+    cut = data.draw(st.integers(0, len(ids)))
+    assert _feed(tok, fmt, [ids[:cut], ids[cut:]]) == expect  # a split inside a marker text or a character
+
+
+@pytest.mark.parametrize("index", range(len(FORMATS)), ids=IDS)
+def test_bad_ids_raise_before_any_state_change(index: int) -> None:
+    tok, fmt, markers, _, _, filler = _setup(index)
+    good = filler + markers[:1] + filler
+    expect = norm(toklane.parse(tok, token_ids=good, **fmt))
+    holes = [i for i, b in enumerate(tok.token_bytes_table) if b is None][:1]
+    ordinary = filler[0]
+    for bad in [tok.vocab_size, 10**9, -2, *holes, True, np.int64(ordinary), float(ordinary), "x"]:
+        try:  # what the per-token path does with it (``True`` is id 1, which may be a special token)
+            toklane.get_parser(tok, **fmt).feed(token_ids=[bad])
+        except toklane.InvalidTokenIdError:
+            pass
+        else:
+            ids = [*filler, bad, *filler]
+            assert norm(toklane.parse(tok, token_ids=ids, **fmt)) == _feed(tok, fmt, [[i] for i in ids])
+            continue
+        for ids in ([*filler, bad, *filler], [*good, bad]):
+            parser = toklane.get_parser(tok, **fmt)
+            first = parser.feed(token_ids=filler[:3])
+            with pytest.raises(toklane.InvalidTokenIdError):
+                parser.feed(token_ids=ids)
+            # nothing of the bad feed was read: the stream goes on as if it never came
+            rest = [first, parser.feed(token_ids=filler[3:]), parser.feed(token_ids=markers[:1] + filler)]
+            rest.append(parser.finish())
+            assert norm(toklane.ParseResult.from_deltas(rest)) == expect
+    # a numpy array holding an out-of-range id
+    with pytest.raises(toklane.InvalidTokenIdError):
+        toklane.parse(tok, token_ids=np.array([*filler, tok.vocab_size]), **fmt)
+
+
+@pytest.mark.parametrize("index", range(len(FORMATS)), ids=IDS)
+def test_placeholders_and_dropped_tokens_in_bulk(index: int) -> None:
+    tok, fmt, markers, drops, _, filler = _setup(index)
+    rnd = random.Random(index)
+    ids = filler + markers + filler
+    expect = norm(toklane.parse(tok, token_ids=ids, **fmt))
+    # trailing -1 placeholders (async scheduling) are skipped, as one at a time
+    assert norm(toklane.parse(tok, token_ids=[*ids, -1, -1], **fmt)) == expect
+    if drops:  # dropped special tokens leave nothing, wherever they are
+        mixed = list(ids)
+        for _ in range(10):
+            mixed.insert(rnd.randrange(len(mixed) + 1), rnd.choice(drops))
+        got = norm(toklane.parse(tok, token_ids=mixed, **fmt))
+        assert got == _feed(tok, fmt, [[i] for i in mixed])
+        only = [rnd.choice(drops) for _ in range(_BULK + 5)]
+        assert norm(toklane.parse(tok, token_ids=only, **fmt)) == _feed(tok, fmt, [[i] for i in only])
