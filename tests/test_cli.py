@@ -79,12 +79,15 @@ def test_count_jsonl_and_messages(tmp_path):
         (("count", "-", "--model", "no-such-model"), "unknown tokenizer 'no-such-model'"),
         (("count", "-", "--model", "qwen3", "--messages"), "expected a JSON list of messages"),
         (("count", "-", "--model", "qwen3", "--jsonl-field", "x"), "no field 'x'"),
-        (("bench", "--dir", "/tmp"), "no benchmarks folder"),
         (("bench", "nonexistent-benchmark"), "unknown benchmark"),
     ],
 )
 def test_errors_are_one_line_without_traceback(args, needle):
     assert_clean_error(run(*args, stdin='{"y": 1}\n'), needle)
+
+
+def test_bench_outside_a_checkout_is_a_clean_error(tmp_path):
+    assert_clean_error(run("bench", "--dir", str(tmp_path)), "no benchmarks folder")
 
 
 def test_usage_errors_exit_2():
