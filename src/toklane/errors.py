@@ -8,6 +8,7 @@ raises: parsers report it instead (see ``toklane.parsing``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 
 class ToklaneError(Exception):
@@ -94,3 +95,24 @@ class InvalidMessagesError(InvalidArgumentError, TypeError):
 
     Also a ``TypeError``: earlier versions raised ``TypeError`` for some of these.
     """
+
+
+_JSON_KINDS = {
+    dict: ("an", "object"),
+    list: ("an", "array"),
+    str: ("a", "string"),
+    bool: ("a", "boolean"),
+    int: ("an", "integer"),
+    float: ("a", "number"),
+}
+
+
+def json_kind(value: Any, *, article: bool = False) -> str:
+    """The JSON name of ``value``'s type for error messages (``"integer"``, or ``"an integer"``
+    with ``article``); ``"null"`` for None; the Python type name for anything not JSON."""
+    if value is None:
+        return "null"
+    kind = _JSON_KINDS.get(type(value))
+    if kind is None:
+        return type(value).__name__
+    return f"{kind[0]} {kind[1]}" if article else kind[1]

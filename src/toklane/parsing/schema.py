@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InvalidToolsSchemaError
+from ..errors import InvalidToolsSchemaError, json_kind
 
 #: Deepest nesting of subschemas accepted (real tool schemas stay under ~10).
 MAX_SCHEMA_DEPTH = 64
@@ -37,12 +37,6 @@ _ONE = (
     "additionalItems",
     "unevaluatedItems",
 )
-
-
-def _kind(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}.get(
-        type(value), "null" if value is None else type(value).__name__
-    )
 
 
 def _key(path: str, key: str) -> str:
@@ -70,29 +64,29 @@ def validate_tools_schema(tools_schema: Any) -> None:
         return
     if not isinstance(tools_schema, (list, tuple)):
         raise InvalidToolsSchemaError(
-            "tools_schema", f"must be a list of tools (the OpenAI `tools` list), got {_kind(tools_schema)}"
+            "tools_schema", f"must be a list of tools (the OpenAI `tools` list), got {json_kind(tools_schema)}"
         )
     for k, raw in enumerate(tools_schema):
         where = f"tools_schema[{k}]"
         tool = _as_mapping(raw)
         if tool is None:
-            raise InvalidToolsSchemaError(where, f"must be an object (an OpenAI tool), got {_kind(raw)}")
+            raise InvalidToolsSchemaError(where, f"must be an object (an OpenAI tool), got {json_kind(raw)}")
         if "function" in tool:
             fn = _as_mapping(tool["function"])
             where = f"{where}.function"
             if fn is None:
-                raise InvalidToolsSchemaError(where, f"must be an object, got {_kind(tool['function'])}")
+                raise InvalidToolsSchemaError(where, f"must be an object, got {json_kind(tool['function'])}")
         elif tool.get("type", "function") != "function":
             continue  # a built-in tool (web search, code interpreter): nothing to type
         else:
             fn = tool
         name = fn.get("name")
         if not isinstance(name, str) or not name:
-            raise InvalidToolsSchemaError(f"{where}.name", f"must be a non-empty string, got {_kind(name)}")
+            raise InvalidToolsSchemaError(f"{where}.name", f"must be a non-empty string, got {json_kind(name)}")
         params = fn.get("parameters")
         if params is not None:
             if not isinstance(params, Mapping):
-                raise InvalidToolsSchemaError(f"{where}.parameters", f"must be an object, got {_kind(params)}")
+                raise InvalidToolsSchemaError(f"{where}.parameters", f"must be an object, got {json_kind(params)}")
             _check_schema(params, f"{where}.parameters")
 
 
@@ -104,7 +98,7 @@ def _check_schema(root: Any, root_path: str) -> None:
         if isinstance(node, bool):
             continue  # true / false are schemas
         if not isinstance(node, Mapping):
-            raise InvalidToolsSchemaError(path, f"must be a schema object, got {_kind(node)}")
+            raise InvalidToolsSchemaError(path, f"must be a schema object, got {json_kind(node)}")
         if depth > MAX_SCHEMA_DEPTH:
             raise InvalidToolsSchemaError(path, f"nests subschemas deeper than {MAX_SCHEMA_DEPTH} levels")
         t = node.get("type")
@@ -115,7 +109,7 @@ def _check_schema(root: Any, root_path: str) -> None:
         for key in ("enum", "required"):
             value = node.get(key)
             if value is not None and not isinstance(value, list):
-                raise InvalidToolsSchemaError(_key(path, key), f"must be a list, got {_kind(value)}")
+                raise InvalidToolsSchemaError(_key(path, key), f"must be a list, got {json_kind(value)}")
         required = node.get("required")
         if required is not None and not all(isinstance(x, str) for x in required):
             raise InvalidToolsSchemaError(_key(path, "required"), "must be a list of strings")
@@ -124,7 +118,7 @@ def _check_schema(root: Any, root_path: str) -> None:
             if value is None:
                 continue
             if not isinstance(value, list):
-                raise InvalidToolsSchemaError(_key(path, key), f"must be a list of schemas, got {_kind(value)}")
+                raise InvalidToolsSchemaError(_key(path, key), f"must be a list of schemas, got {json_kind(value)}")
             at = _key(path, key)
             stack.extend((sub, f"{at}[{i}]", depth + 1) for i, sub in enumerate(value))
         for key in _MAPS:
@@ -132,7 +126,7 @@ def _check_schema(root: Any, root_path: str) -> None:
             if value is None:
                 continue
             if not isinstance(value, Mapping):
-                raise InvalidToolsSchemaError(_key(path, key), f"must be an object, got {_kind(value)}")
+                raise InvalidToolsSchemaError(_key(path, key), f"must be an object, got {json_kind(value)}")
             at = _key(path, key)
             for name, sub in value.items():
                 if not isinstance(name, str):

@@ -30,7 +30,7 @@ import stat
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from ..errors import TokenizerLoadError
+from ..errors import TokenizerLoadError, json_kind
 from .bytelevel import bytes_to_token_string
 
 #: Largest tokenizer file read (256 MiB). The biggest real ones are a few tens
@@ -176,19 +176,19 @@ def _is_int(value: Any) -> bool:
 
 def _obj(value: Any, source: object, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _field(source, path, f"must be a JSON object, got {_json_type(value)}")
+        raise _field(source, path, f"must be a JSON object, got {json_kind(value, article=True)}")
     return value
 
 
 def _list(value: Any, source: object, path: str) -> list[Any]:
     if not isinstance(value, list):
-        raise _field(source, path, f"must be a JSON array, got {_json_type(value)}")
+        raise _field(source, path, f"must be a JSON array, got {json_kind(value, article=True)}")
     return value
 
 
 def _int(value: Any, source: object, path: str, lo: int, hi: int) -> int:
     if not _is_int(value):
-        raise _field(source, path, f"must be an integer, got {_json_type(value)} {_clip(value)}")
+        raise _field(source, path, f"must be an integer, got {json_kind(value, article=True)} {_clip(value)}")
     if not lo <= value <= hi:
         raise _field(source, path, f"is {value}, outside {lo}..{hi}")
     return value
@@ -196,22 +196,10 @@ def _int(value: Any, source: object, path: str, lo: int, hi: int) -> int:
 
 def _str(value: Any, source: object, path: str, *, nonempty: bool = True) -> str:
     if not isinstance(value, str):
-        raise _field(source, path, f"must be a string, got {_json_type(value)}")
+        raise _field(source, path, f"must be a string, got {json_kind(value, article=True)}")
     if nonempty and not value:
         raise _field(source, path, "must not be empty")
     return value
-
-
-def _json_type(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
 
 
 def _clip(value: Any) -> str:
