@@ -42,10 +42,11 @@ def magistral() -> toklane.Tokenizer:
     data["special_tokens"] = [
         {"rank": i, "token_str": names.get(i, f"<SPECIAL_{i}>"), "is_control": True} for i in range(n)
     ]
-    path = os.path.join(tempfile.mkdtemp(prefix="toklane-magistral-"), "tekken.json")
-    with open(path, "w") as f:
-        json.dump(data, f)
-    return toklane.load_tokenizer(path)
+    with tempfile.TemporaryDirectory(prefix="toklane-magistral-") as folder:  # read at load: nothing is left behind
+        path = os.path.join(folder, "tekken.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        return toklane.load_tokenizer(path)
 
 
 @functools.cache
