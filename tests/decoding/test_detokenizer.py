@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import functools
 
 import numpy as np
@@ -59,6 +60,31 @@ def test_random_ids_every_tokenizer(name, data):
     parts = chunked(det, ids, cuts)
     assert "".join(parts) == tok.decode(ids, skip_special_tokens=skip)
     assert det.pending_bytes == 0
+
+
+@pytest.mark.parametrize("name", ALL)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_one_id_per_step_matches_incremental_utf8_decoder(name, data):
+    """The decode loop's case, one id per step (as an int or a one-id list): every step's text is
+    what codecs' incremental UTF-8 decoder gives for the token's bytes, and the whole is decode()."""
+    tok = toklane.load_tokenizer(name)
+    valid, added = valid_ids(name)
+    pick = st.one_of(st.sampled_from(valid), st.sampled_from(added), st.integers(0, 255).filter(valid.__contains__))
+    ids = data.draw(st.lists(pick, max_size=30))
+    ids = tok.encode(TEXT)[: data.draw(st.integers(0, 40))] + ids
+    skip = data.draw(st.booleans())
+    as_int = data.draw(st.lists(st.booleans(), min_size=len(ids), max_size=len(ids)))
+    special = {t.id for t in tok.added_tokens if t.special} if skip else set()
+    ref = codecs.getincrementaldecoder("utf-8")("replace")
+    det = toklane.IncrementalDetokenizer(tok, prompt_ids=ids[:3], skip_special_tokens=skip)
+    parts = []
+    for i, plain in zip(ids, as_int, strict=True):
+        part = det.step(i if plain else [i])
+        assert part == ref.decode(b"" if i in special else tok.token_bytes(i))
+        assert det.pending_bytes == len(ref.getstate()[0])
+        parts.append(part)
+    assert "".join(parts) + det.flush() == tok.decode(ids, skip_special_tokens=skip)
 
 
 def test_holds_back_incomplete_characters():

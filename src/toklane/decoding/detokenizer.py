@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import codecs
+from codecs import utf_8_decode
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from operator import index as _as_index
@@ -52,7 +52,7 @@ class IncrementalDetokenizer:
     changes: the stream continues as if that ``step`` call had not happened.
     """
 
-    __slots__ = ("_decoder", "_name", "_skip", "_table", "_vocab_size")
+    __slots__ = ("_name", "_pending", "_skip", "_table", "_vocab_size")
 
     def __init__(
         self,
@@ -65,7 +65,7 @@ class IncrementalDetokenizer:
         self._table = tok.token_bytes_table
         self._vocab_size = tok.vocab_size
         self._skip = frozenset(t.id for t in tok.added_tokens if t.special) if skip_special_tokens else frozenset()
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = b""  # bytes of an incomplete UTF-8 character, held back
         del prompt_ids  # byte-level decoding is context-free; see the class docstring
 
     def pieces(self, new_ids: Iterable[int] | Any) -> list[bytes]:
@@ -103,20 +103,39 @@ class IncrementalDetokenizer:
 
     def decode_bytes(self, data: bytes, final: bool = False) -> str:
         """Feed raw token bytes (as returned by :meth:`pieces`); the text they complete."""
-        return self._decoder.decode(data, final)
+        if self._pending:
+            data = self._pending + data
+        # The C function under codecs' incremental UTF-8 decoder: same text, same held-back bytes.
+        text, used = utf_8_decode(data, "replace", final)
+        self._pending = data[used:] if used != len(data) else b""
+        return text
 
     def step(self, new_ids: Iterable[int] | Any) -> str:
         """Text made complete by ``new_ids`` (possibly empty)."""
+        # Fast path, the decode loop's common case: one valid id (an int or a one-int list).
+        cls = type(new_ids)
+        i = new_ids[0] if cls is list and len(new_ids) == 1 else new_ids
+        if type(i) is int and 0 <= i < self._vocab_size:
+            data = self._table[i]
+            if data is not None and i not in self._skip:
+                if self._pending:
+                    return self.decode_bytes(data)
+                if data.isascii():
+                    return data.decode("ascii")
+                text, used = utf_8_decode(data, "replace", False)
+                if used != len(data):
+                    self._pending = data[used:]
+                return text
         parts = self.pieces(new_ids)
         if not parts:
             return ""
-        return self._decoder.decode(b"".join(parts))
+        return self.decode_bytes(parts[0] if len(parts) == 1 else b"".join(parts))
 
     def flush(self) -> str:
         """End the stream: held-back bytes of an unfinished character become U+FFFD."""
-        return self._decoder.decode(b"", final=True)
+        return self.decode_bytes(b"", final=True)
 
     @property
     def pending_bytes(self) -> int:
         """Number of bytes held back (an incomplete UTF-8 character)."""
-        return len(self._decoder.getstate()[0])
+        return len(self._pending)
