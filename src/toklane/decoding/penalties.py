@@ -13,14 +13,18 @@ from .detokenizer import as_id_list
 
 
 class _Request:
-    """One request's seen tokens as a sparse set: slot -> token id and output count.
+    """One request's seen tokens as a sparse set: slot -> token id, output count and penalty terms.
 
     Slots ``[0, n_prompt)`` hold the distinct prompt tokens (count = occurrences
     in the output, maybe 0); slots ``[n_prompt, size)`` hold tokens seen only in
     the output (count >= 1), removed again by rollback when their count drops to 0.
+    Beside each count, kept up to date by append/rollback (O(new tokens)), the two
+    terms :meth:`PenaltyState.apply` subtracts: ``fc = float32(f * count)`` and
+    ``pm = p if count else 0`` -- the very values the dense formula computes, so
+    apply does no per-token arithmetic for them.
     """
 
-    __slots__ = ("cnt", "f", "n_prompt", "neutral", "out", "p", "rep", "rp", "size", "slot", "tok")
+    __slots__ = ("cnt", "f", "fc", "n_prompt", "neutral", "out", "p", "pm", "rep", "rp", "size", "slot", "tok")
 
     def __init__(self, prompt: np.ndarray, presence: float, frequency: float, repetition: float):
         distinct = np.unique(prompt)
@@ -28,23 +32,28 @@ class _Request:
         cap = max(64, 2 * n)
         self.tok = np.empty(cap, dtype=np.intp)
         self.tok[:n] = distinct
-        self.cnt = np.zeros(cap, dtype=np.float32)
+        self.fc = np.zeros(cap, dtype=np.float32)
+        self.pm = np.zeros(cap, dtype=np.float32)
+        self.cnt: list[int] = [0] * n  # output count per slot
         self.size = self.n_prompt = n
         self.slot: dict[int, int] = dict(zip(distinct.tolist(), range(n), strict=True))
         self.out: list[int] = []
         self.rp = np.float32(repetition)
-        self.f = np.float32(frequency)
-        self.p = np.float32(presence)
+        self.f = np.float32(frequency) if frequency != 0.0 else None
+        self.p = np.float32(presence) if presence != 0.0 else None
         self.rep = repetition != 1.0
         self.neutral = not self.rep and frequency == 0.0 and presence == 0.0
 
     def grow(self) -> None:
         cap = 2 * len(self.tok)
+        size = self.size
         tok = np.empty(cap, dtype=np.intp)
-        cnt = np.zeros(cap, dtype=np.float32)
-        tok[: self.size] = self.tok[: self.size]
-        cnt[: self.size] = self.cnt[: self.size]
-        self.tok, self.cnt = tok, cnt
+        fc = np.zeros(cap, dtype=np.float32)
+        pm = np.zeros(cap, dtype=np.float32)
+        tok[:size] = self.tok[:size]
+        fc[:size] = self.fc[:size]
+        pm[:size] = self.pm[:size]
+        self.tok, self.fc, self.pm = tok, fc, pm
 
 
 class PenaltyState:
@@ -131,7 +140,7 @@ class PenaltyState:
             if type(i) is not int or i >= size:
                 ids = _checked(ids, size, rid)
                 break
-        slot, out = req.slot, req.out
+        slot, out, cnt, f, p = req.slot, req.out, req.cnt, req.f, req.p
         for i in ids:
             if i < 0:
                 continue
@@ -143,7 +152,13 @@ class PenaltyState:
                 slot[i] = s
                 req.tok[s] = i
                 req.size = s + 1
-            req.cnt[s] += 1
+                cnt.append(0)
+            c = cnt[s] + 1
+            cnt[s] = c
+            if f is not None:
+                req.fc[s] = f * c  # float32 times a Python int: a float32 product, as f * counts
+            if p is not None and c == 1:
+                req.pm[s] = p
             out.append(i)
 
     def rollback(self, rid: Hashable, num_tokens: int) -> None:
@@ -152,25 +167,32 @@ class PenaltyState:
         out = req.out
         if not 0 <= num_tokens <= len(out):
             raise ValueError(f"cannot roll back {num_tokens} tokens: request {rid!r} has {len(out)} output tokens")
-        slot, tok, cnt = req.slot, req.tok, req.cnt
+        slot, tok, fc, pm, cnt, f = req.slot, req.tok, req.fc, req.pm, req.cnt, req.f
         for _ in range(num_tokens):
             i = out.pop()
             s = slot[i]
-            cnt[s] -= 1
-            if cnt[s] == 0 and s >= req.n_prompt:  # seen nowhere now: swap-remove the slot
+            c = cnt[s] - 1
+            cnt[s] = c
+            if f is not None:
+                fc[s] = f * c
+            if c:
+                continue
+            pm[s] = 0.0
+            if s >= req.n_prompt:  # seen nowhere now: swap-remove the slot
                 last = req.size - 1
                 if s != last:
                     moved = int(tok[last])
-                    tok[s], cnt[s] = moved, cnt[last]
+                    tok[s], fc[s], pm[s], cnt[s] = moved, fc[last], pm[last], cnt[last]
                     slot[moved] = s
-                cnt[last] = 0
+                fc[last] = pm[last] = 0.0
+                cnt.pop()
                 del slot[i]
                 req.size = last
 
     def output_counts(self, rid: Hashable) -> dict[int, int]:
         """``{token id: count in the output}`` of a request (for inspection and tests)."""
         req = self._get(rid)
-        return {int(t): int(c) for t, c in zip(req.tok[: req.size], req.cnt[: req.size], strict=True) if c}
+        return {int(t): c for t, c in zip(req.tok[: req.size].tolist(), req.cnt, strict=True) if c}
 
     def num_output_tokens(self, rid: Hashable) -> int:
         return len(self._get(rid).out)
@@ -219,8 +241,12 @@ def _checked(ids: list[Any], size: int, rid: Hashable) -> list[int]:
 
 
 def _apply_rows(logits: np.ndarray, reqs: list[_Request]) -> None:
-    """Numpy: per row, gather the seen tokens' logits, penalise them, scatter them back."""
-    where, greater, multiply, subtract = np.where, np.greater, np.multiply, np.subtract
+    """Numpy: per row, gather the seen tokens' logits, penalise them, scatter them back.
+
+    The gather and scatter touch one cache line per seen token, scattered over the row: that
+    memory traffic is the floor, and the arithmetic between them is kept to a few branch-free
+    passes (measured: one row per call costs no more than batching rows into flat chunks)."""
+    minimum, maximum, subtract = np.minimum, np.maximum, np.subtract
     for b, req in enumerate(reqs):
         size = req.size
         if req.neutral or not size:
@@ -229,29 +255,33 @@ def _apply_rows(logits: np.ndarray, reqs: list[_Request]) -> None:
         row = logits[b]
         v = row[idx]
         if req.rep:
-            v = where(greater(v, 0), v / req.rp, v * req.rp)
-        if req.f or req.p:
-            cnt = req.cnt[:size]
-            if req.f:
-                subtract(v, multiply(cnt, req.f), out=v)
-            if req.p:
-                subtract(v, multiply(greater(cnt, 0), req.p, dtype=v.dtype), out=v)
+            # logit / rp where logit > 0, else logit * rp. Division and multiplication round
+            # monotonically around the (representable) logit, so for rp > 1 that is exactly
+            # min(logit / rp, logit * rp) and for rp < 1 exactly the max -- zeros, infinities and
+            # NaN included: two branch-free passes, where np.where over the data-dependent sign
+            # mask costs several times the arithmetic.
+            rp = req.rp
+            v = (minimum if rp > 1 else maximum)(v / rp, v * rp)
+        if req.f is not None:
+            subtract(v, req.fc[:size], out=v)  # logit -= f * count
+        if req.p is not None:
+            subtract(v, req.pm[:size], out=v)  # logit -= p * (count > 0)
         row[idx] = v
 
 
 def _flat(reqs: list[_Request]) -> tuple[np.ndarray, ...]:
-    """The batch's seen tokens as flat arrays: row, column, output count and each row's parameters."""
+    """The batch's seen tokens as flat arrays: row, column, repetition factor and the two subtracted terms."""
     live = [(b, r) for b, r in enumerate(reqs) if not r.neutral and r.size]
     if not live:
         empty = np.empty(0, dtype=np.float32)
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), empty, empty, empty, empty
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), empty, empty, empty
     sizes = np.fromiter((r.size for _, r in live), dtype=np.int64, count=len(live))
     rows = np.repeat(np.fromiter((b for b, _ in live), dtype=np.int64, count=len(live)), sizes)
     cols = np.concatenate([r.tok[: r.size] for _, r in live]).astype(np.int64, copy=False)
-    cnt = np.concatenate([r.cnt[: r.size] for _, r in live])
-    params = np.array([(r.rp, r.f, r.p) for _, r in live], dtype=np.float32)
-    rp, f, p = (np.repeat(params[:, k], sizes) for k in range(3))
-    return rows, cols, cnt, rp, f, p
+    fc = np.concatenate([r.fc[: r.size] for _, r in live])
+    pm = np.concatenate([r.pm[: r.size] for _, r in live])
+    rp = np.repeat(np.array([r.rp for _, r in live], dtype=np.float32), sizes)
+    return rows, cols, rp, fc, pm
 
 
 def _apply_torch(logits: Any, reqs: list[_Request]) -> None:
@@ -267,7 +297,7 @@ def _apply_torch_flat(logits: Any, reqs: list[_Request]) -> None:
     """Torch on any device and dtype: one gather, one penalty pass, one scatter for the whole batch."""
     import torch
 
-    rows, cols, cnt, rp, f, p = _flat(reqs)
+    rows, cols, rp, fc, pm = _flat(reqs)
     if not len(rows):
         return
     dev = logits.device
@@ -276,8 +306,8 @@ def _apply_torch_flat(logits: Any, reqs: list[_Request]) -> None:
         return torch.from_numpy(a).to(dev, non_blocking=True)
 
     r, c = put(rows), put(cols)
-    cnt_t, rp_t, f_t, p_t = put(cnt), put(rp), put(f), put(p)
+    rp_t, fc_t, pm_t = put(rp), put(fc), put(pm)
     v = logits[r, c].float()
     v = torch.where(v > 0, v / rp_t, v * rp_t)
-    v = v - f_t * cnt_t - p_t * (cnt_t > 0).float()
+    v = v - fc_t - pm_t
     logits[r, c] = v.to(logits.dtype)
