@@ -23,12 +23,13 @@ Marker scanning (has the request's reasoning ended: first ``</think>``):
   bytes     the same with ``</think>`` spelled by ordinary tokens (cl100k_base):
             MarkerScanner.from_text byte matching vs decode-all + ``in``
 
-Detokenization (second table): IncrementalDetokenizer beside HF ``tokenizers``'
+Detokenization (second table): IncrementalDetokenizer beside HF ``tokenizers``
 ``DecodeStream`` (the Rust incremental decoder), on DeepSeek-V4's own ``tokenizer.json``,
 unprimed and primed with the same 1K-token prompt (``DecodeStream(ids=prompt)``, our
-``prompt_ids=prompt``), 1, 4 and 16 ids per step, L = 1K and 32K output tokens, code/prose
-and multilingual text. Each stream is timed whole (construction, every step, flush), per
-output token, in interleaved rounds; both texts are checked equal to ``decode(output)``.
+``prompt_ids=prompt``), 1, 4 and 16 ids per step, L = 16, 1K and 32K output tokens,
+code/prose and multilingual text, and skip_special_tokens=True at one id per step. Each
+stream is timed whole (construction, every step, flush), per output token, in interleaved
+rounds; both texts are checked equal to ``decode(output)``.
 
 Run: ``python benchmarks/decode_loop.py [--part all|loop|detok]`` (about a minute and a half,
 under 3 GB of memory).
@@ -306,22 +307,22 @@ def rescan_peers(tok: toklane.Tokenizer, prompts: list[list[int]] | None, start_
 
 # --------------------------------------------------------------------------- detokenizer
 
-DETOK_LENGTHS = [1_000, 32_000]
+DETOK_LENGTHS = [16, 1_000, 32_000]
 DETOK_CHUNKS = [1, 4, 16]
 
 
-def detok_stream(tok: toklane.Tokenizer, prompt: list[int] | None, out: list[int], k: int) -> str:
-    det = toklane.IncrementalDetokenizer(tok, prompt_ids=prompt)
+def detok_stream(tok: toklane.Tokenizer, prompt: list[int] | None, out: list[int], k: int, skip: bool) -> str:
+    det = toklane.IncrementalDetokenizer(tok, prompt_ids=prompt, skip_special_tokens=skip)
     step = det.step
     parts = [step(i) for i in out] if k == 1 else [step(out[j : j + k]) for j in range(0, len(out), k)]
     parts.append(det.flush())
     return "".join(parts)
 
 
-def hf_stream(hf: object, prompt: list[int] | None, out: list[int], k: int) -> str:
+def hf_stream(hf: object, prompt: list[int] | None, out: list[int], k: int, skip: bool) -> str:
     from tokenizers.decoders import DecodeStream
 
-    ds = DecodeStream(ids=prompt, skip_special_tokens=False)
+    ds = DecodeStream(ids=prompt, skip_special_tokens=skip)
     step = ds.step
     parts = [step(hf, i) for i in out] if k == 1 else [step(hf, out[j : j + k]) for j in range(0, len(out), k)]
     return "".join(p for p in parts if p is not None)
@@ -341,37 +342,51 @@ def detok_table() -> None:
         " 토크나이저는 텍스트를 나눕니다. Токенизатор разбивает текст на токены. 🚀🔥👍 "
     )
     texts = {"code/prose": tok.encode(sample_text(0.3))[:need], "multilingual": tok.encode(multi * 1200)[:need]}
+    # (text, L, ids per step, primed, skip_special_tokens): every chunking primed and not; skipping
+    # special tokens (a set of 1,283 added-token ids on DeepSeek-V4) at one id per step.
+    cases = [
+        (kind, length, k, primed, False)
+        for kind in texts
+        for length in DETOK_LENGTHS
+        for k in DETOK_CHUNKS
+        if k < length
+        for primed in (False, True)
+    ]
+    cases += [("code/prose", length, 1, primed, True) for length in DETOK_LENGTHS for primed in (False, True)]
     rows = []
     worst = float("inf")
-    for kind, ids in texts.items():
+    for kind, length, k, primed, skip in cases:
+        ids = texts[kind]
         assert len(ids) == need, f"{kind}: sample too short ({len(ids)} ids)"
-        prompt = ids[:PROMPT]
-        for length in DETOK_LENGTHS:
-            out = ids[PROMPT : PROMPT + length]
-            expect = tok.decode(out)
-            for k in DETOK_CHUNKS:
-                for primed in (False, True):
-                    p = prompt if primed else None
-                    assert detok_stream(tok, p, out, k) == expect, "toklane text differs from decode()"
-                    exact = hf_stream(hf, p, out, k) == expect
-                    best = best_times_interleaved(
-                        {
-                            "ours": lambda p=p, out=out, k=k: detok_stream(tok, p, out, k),
-                            "hf": lambda p=p, out=out, k=k: hf_stream(hf, p, out, k),
-                        },
-                        repeat=7 if length < 10_000 else 3,
-                    )
-                    ratio = best["hf"] / best["ours"]
-                    worst = min(worst, ratio)
-                    rows.append(
-                        [
-                            f"{kind}, L={length // 1000}K, {k}/step, {'primed' if primed else 'unprimed'}",
-                            fmt_seconds(best["ours"] / length),
-                            fmt_seconds(best["hf"] / length),
-                            "yes" if exact else "NO",
-                            f"{ratio:.2f}x",
-                        ]
-                    )
+        out = ids[PROMPT : PROMPT + length]
+        p = ids[:PROMPT] if primed else None
+        expect = tok.decode(out, skip_special_tokens=skip)
+        assert detok_stream(tok, p, out, k, skip) == expect, "toklane text differs from decode()"
+        exact = hf_stream(hf, p, out, k, skip) == expect
+        reps = max(1, 2_000 // length)  # short streams: several per timed sample
+
+        def ours(p=p, out=out, k=k, skip=skip, reps=reps) -> None:
+            for _ in range(reps):
+                detok_stream(tok, p, out, k, skip)
+
+        def peer(p=p, out=out, k=k, skip=skip, reps=reps) -> None:
+            for _ in range(reps):
+                hf_stream(hf, p, out, k, skip)
+
+        best = best_times_interleaved({"ours": ours, "hf": peer}, repeat=7 if length < 10_000 else 3)
+        ratio = best["hf"] / best["ours"]
+        worst = min(worst, ratio)
+        size = f"{length // 1000}K" if length >= 1000 else str(length)
+        label = f"{kind}, L={size}, {k}/step, {'primed' if primed else 'unprimed'}{', skip specials' if skip else ''}"
+        rows.append(
+            [
+                label,
+                fmt_seconds(best["ours"] / (reps * length)),
+                fmt_seconds(best["hf"] / (reps * length)),
+                "yes" if exact else "NO",
+                f"{ratio:.2f}x",
+            ]
+        )
     note = (
         "Per output token, whole stream (construction with the prompt, every step, flush); best of interleaved "
         f"rounds. DeepSeek-V4 tokenizer.json; prompt {PROMPT} ids. Slowest row: toklane {worst:.2f}x ahead "

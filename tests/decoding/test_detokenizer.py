@@ -154,6 +154,16 @@ def test_skip_special_tokens_keeps_non_special_added_tokens():
     assert det.step(ids) + det.flush() == tok.decode(ids, skip_special_tokens=True) == "<think>a</think>b"
 
 
+def test_special_ids_computed_once_per_tokenizer():
+    """skip_special_tokens reads one set per tokenizer (1,283 added tokens on DeepSeek-V4), not one per stream."""
+    tok = toklane.load_tokenizer("deepseek-v4")
+    a = toklane.IncrementalDetokenizer(tok, skip_special_tokens=True)
+    b = toklane.IncrementalDetokenizer(tok, skip_special_tokens=True)
+    assert a._skip is b._skip
+    assert a._skip == {t.id for t in tok.added_tokens if t.special}
+    assert not toklane.IncrementalDetokenizer(tok)._skip
+
+
 def test_no_encode_or_decode_call(monkeypatch):
     tok = toklane.load_tokenizer("qwen3")
     ids = tok.encode("stop here 🚀")

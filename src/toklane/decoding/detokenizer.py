@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from codecs import utf_8_decode
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -27,6 +28,19 @@ def as_id_list(ids: Iterable[int] | int | Any) -> list[int]:
     if isinstance(ids, (str, bytes, bytearray, Mapping, AbstractSet)) or not isinstance(ids, Iterable):
         raise TypeError(f"expected a token id or a sequence of token ids, got {type(ids).__name__}")
     return list(ids)
+
+
+_NO_IDS: frozenset[int] = frozenset()
+_SPECIAL_IDS: weakref.WeakKeyDictionary[Tokenizer, frozenset[int]] = weakref.WeakKeyDictionary()
+
+
+def _special_ids(tok: Tokenizer) -> frozenset[int]:
+    """Ids of the added tokens flagged special, computed once per tokenizer (thousands on some
+    vocabularies: not per detokenizer). A race computes the same set twice, harmlessly."""
+    ids = _SPECIAL_IDS.get(tok)
+    if ids is None:
+        ids = _SPECIAL_IDS[tok] = frozenset(t.id for t in tok.added_tokens if t.special)
+    return ids
 
 
 class IncrementalDetokenizer:
@@ -64,7 +78,7 @@ class IncrementalDetokenizer:
         self._name = tok.name
         self._table = tok.token_bytes_table
         self._vocab_size = tok.vocab_size
-        self._skip = frozenset(t.id for t in tok.added_tokens if t.special) if skip_special_tokens else frozenset()
+        self._skip = _special_ids(tok) if skip_special_tokens else _NO_IDS
         self._pending = b""  # bytes of an incomplete UTF-8 character, held back
         del prompt_ids  # byte-level decoding is context-free; see the class docstring
 
