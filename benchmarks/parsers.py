@@ -35,25 +35,32 @@ Token ids beside text (``python benchmarks/parsers.py ids``: this table only, ab
   fed in chunks of 1 and 16 tokens (text chunks: the detokenizer's text of the same tokens),
   timed in alternating rounds; the ratio is ids / text (target: within 1.2x)
 
-Run: ``python benchmarks/parsers.py`` (about 2-3 minutes).
+Whole outputs beside the peers (``python benchmarks/parsers.py whole``: this table only, about 1 minute):
+  per output token at 1K/4K/16K for reasoning only (qwen3), hermes, qwen3_coder, qwen3 reasoning +
+  hermes tools, and gpt-oss: toklane parse(text=), parse(token_ids=) and parse_batch (64 outputs per
+  call, per output) beside vLLM's and SGLang's own whole-output parsers, installed from
+  ``benchmarks/requirements-peers.txt`` and imported in this process (``benchmarks/peers.py``), and
+  openai-harmony's Rust parser for gpt-oss; every peer's result is checked against toklane's before
+  timing. A peer that cannot be imported is named in the table; with neither, a re-implemented
+  baseline of their approach stands in.
+
+Run: ``python benchmarks/parsers.py`` (about 3-4 minutes; ``--quick`` leaves out the whole-output table).
 """
 
 from __future__ import annotations
 
-import base64
 import gc
 import json
-import os
 import re
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import peers
 from _common import best_time, best_times_interleaved, fmt_seconds, machine_note, print_table, sample_text
 
 import toklane
@@ -414,14 +421,7 @@ def grammar_section(rows: list, code: str) -> None:
 
 def harmony_encoding(tok: toklane.Tokenizer) -> Any:
     """openai-harmony's gpt-oss encoding, its vocabulary written from toklane's o200k_harmony ranks (no network)."""
-    folder = tempfile.mkdtemp(prefix="toklane-harmony-")
-    added = {t.id for t in tok.added_tokens}
-    with open(os.path.join(folder, "o200k_base.tiktoken"), "wb") as f:
-        for i, data in enumerate(tok.token_bytes_table):
-            if data is not None and i not in added:
-                f.write(base64.b64encode(data) + b" " + str(i).encode() + b"\n")
-    os.environ["TIKTOKEN_ENCODINGS_BASE"] = folder  # read instead of downloading (hash-checked)
-    os.environ["TIKTOKEN_RS_CACHE_DIR"] = folder
+    peers.harmony_vocabulary(tok)
     from openai_harmony import HarmonyEncodingName, load_harmony_encoding
 
     return load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS)
@@ -532,26 +532,233 @@ def ids_section() -> None:
     print_table("Parsing from token ids beside text (same output, same results)", cols, rows, machine_note())
 
 
+# --------------------------------------------------------------------------- whole outputs beside the peers
+
+WHOLE_LENGTHS = [1_000, 4_000, 16_000]
+BATCH = 64  # outputs per parse_batch call (the RL rollout case)
+
+
+def hermes_only_output(code: str) -> str:
+    call = {"name": "write_file", "arguments": {"path": "/srv/app/main.py", "content": code}}
+    return f"I will write the file.\n<tool_call>\n{json.dumps(call, ensure_ascii=False)}\n</tool_call>"
+
+
+def coder_only_output(code: str) -> str:
+    return "I will write the file.\n\n" + coder_output(code).split("</think>\n\n", 1)[1]
+
+
+# (key in peers.FORMATS, label, bundled tokenizer, output builder, toklane formats)
+WHOLE_CASES: list[tuple[str, str, str, Callable[[str], str], dict[str, Any]]] = [
+    ("reasoning", "reasoning only (qwen3)", "qwen3.6", reasoning_output, {"reasoning": "qwen3"}),
+    ("hermes", "hermes", "qwen3.6", hermes_only_output, {"tools": "hermes", "tools_schema": SCHEMA}),
+    ("qwen3_coder", "qwen3_coder", "qwen3.6", coder_only_output, {"tools": "qwen3_coder", "tools_schema": SCHEMA}),
+    (
+        "reasoning+tools",
+        "qwen3 reasoning + hermes",
+        "qwen3.6",
+        hermes_output,
+        {"reasoning": "qwen3", "tools": "hermes", "tools_schema": SCHEMA},
+    ),
+    ("gpt-oss", "gpt-oss (harmony)", "o200k_harmony", harmony_output, {"reasoning": "gpt_oss", "tools": "gpt_oss"}),
+]
+
+
+def _norm(text: str | None) -> str:
+    return (text or "").strip()
+
+
+def same_result(ours: toklane.ParseResult, theirs: peers.Parsed) -> str:
+    """'' when a peer's (reasoning, content, calls) equals toklane's modulo surrounding whitespace and JSON
+    spelling of the arguments; else what differs."""
+    reasoning, content, calls = theirs
+    diffs = []
+    if _norm(ours.reasoning) != _norm(reasoning):
+        diffs.append("reasoning")
+    if _norm(ours.content) != _norm(content):
+        diffs.append("content")
+    try:
+        same_calls = [(c.name, json.loads(c.arguments)) for c in ours.tool_calls] == [
+            (n, json.loads(a)) for n, a in calls
+        ]
+    except ValueError:
+        same_calls = False
+    if not same_calls:
+        diffs.append("calls")
+    return ",".join(diffs)
+
+
+_CALL = re.compile(r"<tool_call>(.*?)</tool_call>|<tool_call>(.*)", re.S)
+
+
+def baseline_parser(key: str, harmony_enc: Any) -> peers.PeerParse:
+    """The re-implemented baseline, used only where neither vLLM nor SGLang can be imported: what their
+    whole-output parsers do (a partition at the end marker; findall + json.loads + json.dumps; the
+    qwen3_coder regexes; openai-harmony's Rust parser over the ids)."""
+
+    def split(text: str) -> tuple[str | None, str]:
+        if key not in ("reasoning", "reasoning+tools"):
+            return None, text
+        reasoning, _, content = text.partition("</think>")
+        return reasoning, content
+
+    def parse(text: str, ids: list[int]) -> peers.Parsed:
+        if key == "gpt-oss":
+            from openai_harmony import Role
+
+            msgs = harmony_enc.parse_messages_from_completion_tokens(ids, Role.ASSISTANT)
+            r = "\n".join(m.content[0].text for m in msgs if m.channel == "analysis") or None
+            c = "\n".join(m.content[0].text for m in msgs if m.channel == "final") or None
+            calls = [(m.recipient.removeprefix("functions."), m.content[0].text) for m in msgs if m.recipient]
+            return r, c, calls
+        reasoning, content = split(text)
+        if key == "reasoning":
+            return reasoning, content, []
+        if key == "qwen3_coder":
+            start = content.find("<tool_call>")
+            fn = _FUNCTION.search(content, start)
+            params = dict(_PARAM.findall(content[fn.end() :])) if fn else {}
+            return reasoning, content[:start], [(fn.group(1), json.dumps(params, ensure_ascii=False))] if fn else []
+        found = [json.loads(a or b) for a, b in _CALL.findall(content)]
+        calls = [(f["name"], json.dumps(f["arguments"], ensure_ascii=False)) for f in found]
+        return reasoning, content[: content.find("<tool_call>")], calls
+
+    return parse
+
+
+def harmony_rust_parser(enc: Any) -> peers.PeerParse:
+    """openai-harmony's Rust whole-output parser (the library vLLM's gpt-oss path drives token by token)."""
+    return baseline_parser("gpt-oss", enc)
+
+
+def variants(text: str, n: int) -> list[str]:
+    """``n`` distinct outputs of the same length class (the batch): the file name or the answer numbered."""
+    return [text.replace("main.py", f"main{i}.py").replace("file is written", f"file {i} is written") for i in range(n)]
+
+
+def _as_parsed(r: toklane.ParseResult) -> peers.Parsed:
+    return r.reasoning, r.content, [(c.name, c.arguments) for c in r.tool_calls]
+
+
+def whole_row(
+    tok: toklane.Tokenizer,
+    key: str,
+    fmt: dict[str, Any],
+    contenders: dict[str, peers.PeerParse],
+    text: str,
+    ids: list[int],
+    repeat: int,
+) -> tuple[dict[str, float], dict[str, str]]:
+    """One output: results checked (toklane text = ids = parse_batch per output; each peer against toklane),
+    then every contender timed in interleaved rounds. Returns ns per token by contender ("text", "ids",
+    "batch" per output, then the peers') and each peer's disagreement with toklane ('' = same result)."""
+    ours = toklane.parse(tok, text=text, **fmt)
+    assert _as_parsed(toklane.parse(tok, token_ids=ids, **fmt)) == _as_parsed(ours), key
+    assert ours.tool_calls or key == "reasoning", (key, ours)
+    fns: dict[str, Callable[[], Any]] = {
+        "text": lambda: toklane.parse(tok, text=text, **fmt),
+        "ids": lambda: toklane.parse(tok, token_ids=ids, **fmt),
+    }
+    batch_api = getattr(toklane, "parse_batch", None)
+    if batch_api is not None:
+        batch = [ids, *(tok.encode(v) for v in variants(text, BATCH)[1:])]
+        results = batch_api(tok, batch, **fmt)
+        assert len(results) == BATCH
+        for out, res in zip(batch, results, strict=True):
+            assert _as_parsed(res) == _as_parsed(toklane.parse(tok, token_ids=out, **fmt)), key
+        fns["batch"] = lambda: batch_api(tok, batch, **fmt)
+    agree: dict[str, str] = {}
+    for name, parse in contenders.items():
+        try:
+            agree[name] = same_result(ours, parse(text, ids))
+        except Exception as e:  # a peer that raises on this output is reported, not timed
+            agree[name] = f"raised {type(e).__name__}: {e}"[:80]
+            continue
+        fns[name] = lambda parse=parse: parse(text, ids)
+    ns = {k: v / len(ids) * 1e9 for k, v in best_times_interleaved(fns, repeat=repeat).items()}
+    if "batch" in ns:
+        ns["batch"] /= BATCH
+    return ns, agree
+
+
+OURS = {"text": "toklane parse(text=)", "ids": "toklane parse(token_ids=)", "batch": "toklane parse_batch, per output"}
+
+
+def whole_section(repeat: int = 5) -> None:
+    """Per-token cost of parsing whole outputs: toklane (text, ids, parse_batch) beside vLLM's and SGLang's
+    own whole-output code on the same outputs and vocabulary, results checked equal first."""
+    from toklane.tokenizer.patterns import O200K, QWEN3_5
+
+    t_start = time.perf_counter()
+    code = sample_text(0.3)
+    toks = {name: toklane.load_tokenizer(name) for name in ("qwen3.6", "o200k_harmony")}
+    peers.harmony_vocabulary(toks["o200k_harmony"])
+    hfs = {"qwen3.6": peers.transformers_tokenizer(toks["qwen3.6"], QWEN3_5)}
+    hfs["o200k_harmony"] = peers.transformers_tokenizer(toks["o200k_harmony"], O200K)
+    enc = harmony_encoding(toks["o200k_harmony"])
+    rows: list[list[str]] = []
+    misses = total = 0
+    for key, label, tok_name, build, fmt in WHOLE_CASES:
+        tok = toks[tok_name]
+        contenders = peers.whole_output_peers(key, hfs[tok_name], SCHEMA)
+        if key == "gpt-oss":
+            contenders["openai-harmony (Rust)"] = harmony_rust_parser(enc)
+        if key != "gpt-oss" and not any(k.startswith(("vllm", "sglang")) for k in contenders):
+            contenders["re-implemented baseline (no peer importable)"] = baseline_parser(key, enc)
+        ns: dict[int, dict[str, float]] = {}
+        agree: dict[int, dict[str, str]] = {}
+        for length in WHOLE_LENGTHS:
+            ns[length], agree[length] = whole_row(tok, key, fmt, contenders, *fit(tok, build, code, length), repeat)
+        rows.append([label, *[""] * len(WHOLE_LENGTHS), ""])
+        for way, name in OURS.items():
+            cells = [f"{ns[n][way]:.1f}" if way in ns[n] else "n/a (not on main)" for n in WHOLE_LENGTHS]
+            rows.append([f"  {name}", *cells, ""])
+        for peer in contenders:
+            cells = [f"{ns[n][peer]:.1f}" if peer in ns[n] else "-" for n in WHOLE_LENGTHS]
+            verdicts = {agree[n][peer] for n in WHOLE_LENGTHS}
+            same = "same result" if verdicts == {""} else "DIFFERS: " + "; ".join(sorted(v for v in verdicts if v))
+            rows.append([f"  {peer}", *cells, same])
+        cells, verdict = [], []
+        for n in WHOLE_LENGTHS:
+            timed = [p for p in contenders if p in ns[n]]
+            best = min([p for p in timed if not agree[n][p]] or timed, key=ns[n].__getitem__)
+            ratios = [ns[n][best] / ns[n][way] for way in OURS if way in ns[n]]
+            cells.append(" / ".join(f"{r:.2f}x" for r in ratios))
+            total += 1
+            misses += min(ratios) < 1.5
+            verdict.append("met" if min(ratios) >= 1.5 else "MISSED")
+        rows.append(["  fastest peer / toklane (text / ids / batch)", *cells, f">= 1.5x: {', '.join(verdict)}"])
+    versions = ", ".join(f"{p} {peers.peer_version(p)}" for p in ("vllm", "sglang", "openai-harmony"))
+    missing = "; ".join(f"{p} not importable ({why})" for p, why in peers.unavailable.items())
+    note = (
+        f"ns per output token, best of {repeat} interleaved rounds, one output per call (parse_batch: {BATCH} "
+        "outputs of the same length class per call, cost per output). Peers: their own whole-output code, "
+        "installed and imported here (benchmarks/requirements-peers.txt), parsers built outside the timing: "
+        "vLLM = ParserManager.get_parser(reasoning, tools)(tokenizer).parse(text, request, token_ids) (the "
+        "serving layer's non-streaming path; gpt-oss: its Harmony parser over the ids, a fresh one per output as "
+        "per request); SGLang = ReasoningParser(name, force_reasoning=True).parse_non_stream, then "
+        "FunctionCallParser(tools, name).parse_non_stream; openai-harmony = parse_messages_from_completion_tokens. "
+        "Same vocabulary (transformers tokenizers built from toklane's bundled ranks). 'same result': reasoning, "
+        "content and calls (names, JSON arguments) equal toklane's modulo surrounding whitespace, checked on each "
+        "output before timing; the ratio uses the fastest peer with the same result. "
+        f"{versions}. {missing + '. ' if missing else ''}{machine_note()}. "
+        f"Whole run: {time.perf_counter() - t_start:.0f} s."
+    )
+    print_table(
+        f"Whole outputs, per output token: toklane beside vLLM and SGLang ({misses} of {total} below 1.5x)",
+        ["", *(f"L={n // 1000}K" for n in WHOLE_LENGTHS), "result / target"],
+        rows,
+        note,
+    )
+
+
 # --------------------------------------------------------------------------- construction
 
 
 def transformers_qwen(tok: toklane.Tokenizer) -> Any:
     """A transformers fast tokenizer for Qwen3.6 built from the same ranks and added tokens."""
-    from tokenizers import AddedToken
-    from transformers import PreTrainedTokenizerFast
-    from transformers.convert_slow_tokenizer import TikTokenConverter
-
     from toklane.tokenizer.patterns import QWEN3_5
 
-    added = {t.id for t in tok.added_tokens}
-    with tempfile.NamedTemporaryFile("wb", suffix=".tiktoken", delete=False) as f:
-        for i, data in enumerate(tok.token_bytes_table):
-            if data is not None and i not in added:
-                f.write(base64.b64encode(data) + b" " + str(i).encode() + b"\n")
-    backend = TikTokenConverter(vocab_file=f.name, pattern=QWEN3_5).converted()
-    backend.add_tokens([AddedToken(t.content, special=t.special) for t in tok.added_tokens])
-    os.unlink(f.name)
-    return PreTrainedTokenizerFast(tokenizer_object=backend)
+    return peers.transformers_tokenizer(tok, QWEN3_5)
 
 
 class VocabParser:
@@ -605,6 +812,9 @@ def main() -> None:
     if sys.argv[1:] == ["ids"]:
         ids_section()
         return
+    if sys.argv[1:] == ["whole"]:
+        whole_section()
+        return
     t_start = time.perf_counter()
     qwen = toklane.load_tokenizer("qwen3.6")
     code = sample_text(0.6)  # standard-library source and multilingual lines, ~0.6 MB
@@ -630,6 +840,8 @@ def main() -> None:
         rows,
         note,
     )
+    if "--quick" not in sys.argv:
+        whole_section()
 
 
 if __name__ == "__main__":
