@@ -644,19 +644,23 @@ def whole_row(
     key: str,
     fmt: dict[str, Any],
     contenders: dict[str, peers.PeerParse],
+    hf: Any,
     text: str,
     ids: list[int],
     repeat: int,
 ) -> tuple[dict[str, float], dict[str, str]]:
     """One output: results checked (toklane text = ids = parse_batch per output; each peer against toklane),
     then every contender timed in interleaved rounds. Returns ns per token by contender ("text", "ids",
-    "batch" per output, then the peers') and each peer's disagreement with toklane ('' = same result)."""
+    "batch" per output, "decode": the transformers tokenizer's decode of the ids, which a text-only peer adds
+    when it starts from ids, then the peers') and each peer's disagreement with toklane ('' = same result)."""
     ours = toklane.parse(tok, text=text, **fmt)
+    assert hf.decode(ids) == text
     assert _as_parsed(toklane.parse(tok, token_ids=ids, **fmt)) == _as_parsed(ours), key
     assert ours.tool_calls or key == "reasoning", (key, ours)
     fns: dict[str, Callable[[], Any]] = {
         "text": lambda: toklane.parse(tok, text=text, **fmt),
         "ids": lambda: toklane.parse(tok, token_ids=ids, **fmt),
+        "decode": lambda: hf.decode(ids),
     }
     batch_api = getattr(toklane, "parse_batch", None)
     if batch_api is not None:
@@ -680,10 +684,16 @@ def whole_row(
     return ns, agree
 
 
-OURS = {"text": "toklane parse(text=)", "ids": "toklane parse(token_ids=)", "batch": "toklane parse_batch, per output"}
+IDS_PEERS = {"vllm openai_gptoss+openai", "openai-harmony (Rust)"}  # parse token ids themselves: no decode added
+
+OURS = {
+    "text": "toklane parse(text=)",
+    "ids": "toklane parse(token_ids=)",
+    "batch": f"toklane parse_batch({BATCH} id lists), per output",
+}
 
 
-def whole_section(repeat: int = 5) -> None:
+def whole_section(repeat: int = 7) -> None:
     """Per-token cost of parsing whole outputs: toklane (text, ids, parse_batch) beside vLLM's and SGLang's
     own whole-output code on the same outputs and vocabulary, results checked equal first."""
     from toklane.tokenizer.patterns import O200K, QWEN3_5
@@ -707,7 +717,9 @@ def whole_section(repeat: int = 5) -> None:
         ns: dict[int, dict[str, float]] = {}
         agree: dict[int, dict[str, str]] = {}
         for length in WHOLE_LENGTHS:
-            ns[length], agree[length] = whole_row(tok, key, fmt, contenders, *fit(tok, build, code, length), repeat)
+            ns[length], agree[length] = whole_row(
+                tok, key, fmt, contenders, hfs[tok_name], *fit(tok, build, code, length), repeat
+            )
         rows.append([label, *[""] * len(WHOLE_LENGTHS), ""])
         for way, name in OURS.items():
             cells = [f"{ns[n][way]:.1f}" if way in ns[n] else "n/a (not on main)" for n in WHOLE_LENGTHS]
@@ -717,16 +729,28 @@ def whole_section(repeat: int = 5) -> None:
             verdicts = {agree[n][peer] for n in WHOLE_LENGTHS}
             same = "same result" if verdicts == {""} else "DIFFERS: " + "; ".join(sorted(v for v in verdicts if v))
             rows.append([f"  {peer}", *cells, same])
-        cells, verdict = [], []
+        rows.append(
+            [
+                "  transformers decode(ids) (not in text peers' times)",
+                *(f"{ns[n]['decode']:.1f}" for n in WHOLE_LENGTHS),
+                "",
+            ]
+        )
+        for peer, why in peers.unavailable.items():
+            rows.append([f"  {peer}: not importable", *["-"] * len(WHOLE_LENGTHS), why[:60]])
+        cells, decoded, verdict = [], [], []
         for n in WHOLE_LENGTHS:
             timed = [p for p in contenders if p in ns[n]]
             best = min([p for p in timed if not agree[n][p]] or timed, key=ns[n].__getitem__)
             ratios = [ns[n][best] / ns[n][way] for way in OURS if way in ns[n]]
             cells.append(" / ".join(f"{r:.2f}x" for r in ratios))
+            from_ids = ns[n][best] + (ns[n]["decode"] if best not in IDS_PEERS else 0.0)
+            decoded.append(" / ".join(f"{from_ids / ns[n][way]:.2f}x" for way in ("ids", "batch") if way in ns[n]))
             total += 1
             misses += min(ratios) < 1.5
             verdict.append("met" if min(ratios) >= 1.5 else "MISSED")
         rows.append(["  fastest peer / toklane (text / ids / batch)", *cells, f">= 1.5x: {', '.join(verdict)}"])
+        rows.append(["  from ids: (peer + decode) / toklane (ids / batch)", *decoded, "(information)"])
     versions = ", ".join(f"{p} {peers.peer_version(p)}" for p in ("vllm", "sglang", "openai-harmony"))
     missing = "; ".join(f"{p} not importable ({why})" for p, why in peers.unavailable.items())
     note = (
@@ -739,7 +763,9 @@ def whole_section(repeat: int = 5) -> None:
         "FunctionCallParser(tools, name).parse_non_stream; openai-harmony = parse_messages_from_completion_tokens. "
         "Same vocabulary (transformers tokenizers built from toklane's bundled ranks). 'same result': reasoning, "
         "content and calls (names, JSON arguments) equal toklane's modulo surrounding whitespace, checked on each "
-        "output before timing; the ratio uses the fastest peer with the same result. "
+        "output before timing; the ratio uses the fastest peer with the same result (the target applies to it); "
+        "'from ids' adds the transformers decode of the ids to a text peer's time, the cost it has when it starts "
+        "from ids as toklane parse(token_ids=) does. "
         f"{versions}. {missing + '. ' if missing else ''}{machine_note()}. "
         f"Whole run: {time.perf_counter() - t_start:.0f} s."
     )

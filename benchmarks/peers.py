@@ -28,9 +28,9 @@ import toklane
 Parsed = tuple[str | None, str | None, list[tuple[str, str]]]
 PeerParse = Callable[[str, list[int]], Parsed]
 
-# fmt_key -> (vLLM reasoning parser, vLLM tool parser, SGLang reasoning parser, SGLang tool parser); None: not used
+# fmt_key -> one (peer, reasoning parser, tool parser) per configuration measured, in the peer's own registry
+# names (None: not used). vLLM 0.33 registers "qwen3"/"qwen3_coder" as adapters over its Qwen3 parser engine.
 FORMATS: dict[str, list[tuple[str, str | None, str | None]]] = {
-    # (peer, reasoning parser name, tool parser name), one entry per peer configuration measured
     "reasoning": [
         ("vllm", "deepseek_r1", None),
         ("vllm", "qwen3", None),
@@ -187,6 +187,6 @@ def whole_output_peers(fmt_key: str, hf: Any, schema: list[dict[str, Any]] | Non
                 out[label] = vllm_parser(hf, reasoning, tools, schema, harmony=fmt_key == "gpt-oss")
             else:
                 out[label] = sglang_parser(hf, reasoning, tools, schema)
-        except ImportError as e:
+        except Exception as e:  # not installed, or an import its environment cannot satisfy
             unavailable[peer] = f"{type(e).__name__}: {e}"
     return out
