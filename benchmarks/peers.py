@@ -146,7 +146,9 @@ def vllm_parser(
 
 def sglang_parser(hf: Any, reasoning: str | None, tools: str | None, schema: list[dict[str, Any]] | None) -> PeerParse:
     """SGLang's non-streaming path: ``ReasoningParser.parse_non_stream``, then ``FunctionCallParser.parse_non_stream``
-    (the detector's ``detect_and_parse``) on the content. Detectors are stateless for whole outputs: built once."""
+    (the detector's ``detect_and_parse``) on the content. Detectors are stateless for whole outputs: built once.
+    ``force_reasoning=True``: the outputs start inside the reasoning (Qwen3.6's chat template opens ``<think>``
+    in the prompt), which SGLang's server passes as ``template_manager.force_reasoning``."""
     logging.getLogger("sglang").setLevel(logging.ERROR)
     from sglang.srt.entrypoints.openai.protocol import Tool
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
