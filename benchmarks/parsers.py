@@ -673,7 +673,10 @@ def whole_row(
     agree: dict[str, str] = {}
     for name, parse in contenders.items():
         try:
-            agree[name] = same_result(ours, parse(text, ids))
+            first = parse(text, ids)
+            agree[name] = same_result(ours, first)
+            if parse(text, ids) != first:  # a parser built once must not carry state from one output to the next
+                agree[name] = "not repeatable"
         except Exception as e:  # a peer that raises on this output is reported, not timed
             agree[name] = f"raised {type(e).__name__}: {e}"[:80]
             continue
@@ -758,9 +761,10 @@ def whole_section(repeat: int = 7) -> None:
         "outputs of the same length class per call, cost per output). Peers: their own whole-output code, "
         "installed and imported here (benchmarks/requirements-peers.txt), parsers built outside the timing: "
         "vLLM = ParserManager.get_parser(reasoning, tools)(tokenizer).parse(text, request, token_ids) (the "
-        "serving layer's non-streaming path; gpt-oss: its Harmony parser over the ids, a fresh one per output as "
-        "per request); SGLang = ReasoningParser(name, force_reasoning=True).parse_non_stream, then "
-        "FunctionCallParser(tools, name).parse_non_stream; openai-harmony = parse_messages_from_completion_tokens. "
+        "serving layer's non-streaming path; gpt-oss: its Harmony parser over the ids); SGLang = "
+        "ReasoningParser(name, force_reasoning=True).parse_non_stream, then FunctionCallParser(tools, "
+        "name).parse_non_stream; openai-harmony = parse_messages_from_completion_tokens. Each peer is checked to "
+        "give the same result when it parses the output a second time (no state carried between outputs). "
         "Same vocabulary (transformers tokenizers built from toklane's bundled ranks). 'same result': reasoning, "
         "content and calls (names, JSON arguments) equal toklane's modulo surrounding whitespace, checked on each "
         "output before timing; the ratio uses the fastest peer with the same result (the target applies to it); "

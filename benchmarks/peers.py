@@ -124,14 +124,9 @@ def vllm_parser(
     )
     assert cls is not None
     request = _vllm_request(schema if tools else None)
-    if harmony:
-
-        def parse(text: str, ids: list[int]) -> Parsed:
-            # The Harmony parser is stateful per request (one parser per request in vLLM): a fresh one per output.
-            r, c, calls = cls(hf, request.tools).parse(text, request, True, ids)
-            return r, c, [(f.name, f.arguments) for f in calls or ()]
-
-        return parse
+    # Built once (vLLM builds one per request; its constructor reads the tokenizer's vocabulary, which the
+    # construction table measures). Parser.parse keeps no state between outputs (the Harmony parser resets
+    # itself in flush()), which benchmarks/parsers.py checks by parsing twice.
     parser = cls(hf, request.tools)
 
     def parse(text: str, ids: list[int]) -> Parsed:
@@ -146,7 +141,8 @@ def vllm_parser(
 
 def sglang_parser(hf: Any, reasoning: str | None, tools: str | None, schema: list[dict[str, Any]] | None) -> PeerParse:
     """SGLang's non-streaming path: ``ReasoningParser.parse_non_stream``, then ``FunctionCallParser.parse_non_stream``
-    (the detector's ``detect_and_parse``) on the content. Detectors are stateless for whole outputs: built once.
+    (the detector's ``detect_and_parse``) on the content. Both built once (SGLang builds them per request; their
+    non-streaming calls keep no state between outputs, which benchmarks/parsers.py checks by parsing twice).
     ``force_reasoning=True``: the outputs start inside the reasoning (Qwen3.6's chat template opens ``<think>``
     in the prompt), which SGLang's server passes as ``template_manager.force_reasoning``."""
     logging.getLogger("sglang").setLevel(logging.ERROR)
@@ -156,15 +152,10 @@ def sglang_parser(hf: Any, reasoning: str | None, tools: str | None, schema: lis
 
     sg_tools = [Tool.model_validate(t) for t in schema or ()]
     fcp = FunctionCallParser(sg_tools, tools) if tools else None
+    rp = ReasoningParser(reasoning, stream_reasoning=False, force_reasoning=True) if reasoning else None
 
     def parse(text: str, ids: list[int]) -> Parsed:
-        reasoning_text = None
-        content = text
-        if reasoning:
-            # One ReasoningParser per request, as SGLang's serving code builds it (a stateful detector).
-            reasoning_text, content = ReasoningParser(
-                reasoning, stream_reasoning=False, force_reasoning=True
-            ).parse_non_stream(text)
+        reasoning_text, content = rp.parse_non_stream(text) if rp is not None else (None, text)
         calls: list[tuple[str, str]] = []
         if fcp is not None and content:
             content, items = fcp.parse_non_stream(content)
