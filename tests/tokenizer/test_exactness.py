@@ -142,7 +142,7 @@ def test_random_text_matches_reference(name, text, qwen_package, deepseek_json):
 def test_engines_are_the_fastest_exact_ones():
     engines = {name: toklane.load_tokenizer(name).engine for name in NAMES}
     assert engines == {
-        "qwen3.6": "tiktoken",
+        "qwen3.6": "quicktok",
         "qwen3": "quicktok",
         "deepseek-v4": "tiktoken",
         "llama3": "quicktok",

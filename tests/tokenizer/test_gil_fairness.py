@@ -18,8 +18,8 @@ import toklane
 # The slowest inputs found per engine (at a size that runs about a second here).
 WORST = {
     "deepseek-v4": "\U0001f600" * 1_000_000,  # one 4 MB pre-token; tokenizers
-    "qwen3.6": " " * 1_500_000,  # windows over a run tiktoken's regex cannot take
-    "mistral-tekken": "a" * 3_000_000,  # one 3 MB pre-token; tiktoken
+    "qwen3.6": "\u0915\u094d" * 1_000_000,  # one 6 MB pre-token of letters and marks; tiktoken
+    "mistral-tekken": "-" * 8_000_000,  # one 8 MB pre-token; quicktok
     "qwen3": "-" * 4_000_000,  # one 4 MB pre-token; quicktok
 }
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TokenizerLoadError
-from . import deepseek_v4, patterns
+from . import deepseek_v4, patterns, quickranks
 from .backends import AddedToken, HFBackend, QuicktokEngine, RankedBPEBackend, TiktokenEngine
 from .core import Tokenizer
 from .files import (
@@ -38,6 +38,7 @@ from .files import (
     read_bytes,
     read_text,
 )
+from .quickranks import CheckedEngine
 
 
 def package_dir(module: str, distribution: str, extra: str | None = None) -> Path:
@@ -236,7 +237,7 @@ FAMILY_BY_RANK_COUNT: dict[int, tuple[str, RankedFamily]] = {
 def ranked_tokenizer(
     name: str,
     family: RankedFamily,
-    engine: QuicktokEngine | TiktokenEngine,
+    engine: CheckedEngine | TiktokenEngine,
     *,
     ordinary_ids: range,
     source: str,
@@ -269,12 +270,62 @@ def ranked_tokenizer(
     )
 
 
+def fast_ranks_engine(
+    name: str, pattern: str, ranks: dict[bytes, int], *, source: object, nfc: bool = False, offset: int = 0
+) -> CheckedEngine | TiktokenEngine:
+    """The fastest exact engine over ``ranks``: quicktok where it has a scanner
+    for ``pattern`` (:mod:`.quickranks`; for Qwen3.5/3.6's pattern, Qwen2's),
+    with tiktoken for the words it may read differently
+    (:class:`~.quickranks.CheckedEngine`); tiktoken alone otherwise. Each is
+    checked at load as :func:`ranks_engine` checks tiktoken."""
+    qwen3_5 = pattern == patterns.QWEN3_5
+    scanner_pattern = patterns.QWEN2 if qwen3_5 else pattern
+    if scanner_pattern not in quickranks.SCANNERS or not quickranks.available():
+        return ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
+    check_ranks(ranks, source, offset=offset)
+    where = str(source)
+    # quicktok normalises nothing here: CheckedEngine does NFC in Python, as the references do.
+    enc = build_engine(
+        where,
+        "building the BPE engine",
+        lambda: quickranks.quicktok_from_ranks(ranks, scanner_pattern, offset=offset),
+    )
+    if enc is None:
+        return ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
+    fast = QuicktokEngine(enc, len(ranks), offset)
+    if qwen3_5:  # marks are common (emoji with a variation selector): build tiktoken now
+        exact: Any = ranks_engine(name, pattern, ranks, source=source, offset=offset)
+    else:
+        exact = _exact_engine(name, pattern, fast)
+    engine = build_engine(where, "building the BPE engine", lambda: CheckedEngine(fast, exact, nfc=nfc, marks=qwen3_5))
+
+    def probe() -> bytes:
+        return engine.decode_bytes(engine.encode_ordinary(PROBE_TEXT))
+
+    if build_engine(where, "encoding a probe text", probe) != PROBE_TEXT.encode():
+        raise TokenizerLoadError(
+            source, "the pre-tokenisation pattern does not cover plain text (a probe text does not round-trip)"
+        )
+    return engine
+
+
+def _exact_engine(name: str, pattern: str, fast: QuicktokEngine) -> Callable[[], TiktokenEngine]:
+    """Builds tiktoken over ``fast``'s ranks and ``pattern`` when first needed
+    (for the rare words :class:`~.quickranks.CheckedEngine` hands it)."""
+
+    def build() -> TiktokenEngine:
+        ranks = {data: i for i, data in fast.iter_token_bytes()}
+        return TiktokenEngine(name, pattern, ranks, splittable=True)
+
+    return build
+
+
 def tiktoken_file_tokenizer(
     name: str, path: str | os.PathLike[str], family: RankedFamily, *, aliases: Iterable[str] = ()
 ) -> Tokenizer:
     """A ``.tiktoken`` ranks file of a known family."""
     ranks = read_tiktoken_ranks(path)
-    engine = ranks_engine(name, family.pattern, ranks, source=os.fspath(path), nfc=family.nfc)
+    engine = fast_ranks_engine(name, family.pattern, ranks, source=os.fspath(path), nfc=family.nfc)
     return ranked_tokenizer(
         name, family, engine, ordinary_ids=range(len(ranks)), source=os.fspath(path), aliases=aliases
     )
@@ -296,10 +347,12 @@ def _quicktok(name: str, encoding: str, family: RankedFamily, aliases: Iterable[
     # o200k_harmony spells 200018 two ways; accept both in input text.
     canonical = {t.content for t in family.added()}
     extra = {s: enc.encode_single_token(s) for s in enc.special_tokens_set if s not in canonical}
+    fast = QuicktokEngine(enc, n_ordinary)
+    engine = CheckedEngine(fast, _exact_engine(name, family.pattern, fast), nfc=family.nfc)
     return ranked_tokenizer(
         name,
         family,
-        QuicktokEngine(enc, n_ordinary),
+        engine,
         ordinary_ids=range(n_ordinary),
         source=str(folder / "data" / f"{encoding}.vocab"),
         aliases=aliases,
@@ -438,7 +491,7 @@ def tekken_tokenizer(
     )
     # Ranks are stored shifted past the control tokens: BPE merge order only
     # depends on their relative order, so tiktoken emits final ids directly.
-    engine = ranks_engine(name, tekken.pattern, tekken.ranks, source=source, offset=tekken.n_special)
+    engine = fast_ranks_engine(name, tekken.pattern, tekken.ranks, source=source, offset=tekken.n_special)
     return ranked_tokenizer(
         name, family, engine, ordinary_ids=range(tekken.n_special, tekken.vocab_size), source=source, aliases=aliases
     )

@@ -101,6 +101,56 @@ def split_long_runs(text: str, piece: int = RUN_PIECE) -> list[str] | None:
     return [text[bounds[k] : bounds[k + 1]] for k in range(len(bounds) - 1)]
 
 
+# Cuts where every supported pre-tokeniser ends a pre-token, so the pieces on
+# either side encode alone exactly as inside the whole text:
+# * before a space that follows a non-whitespace character (no alternative takes
+#   horizontal whitespace after a non-whitespace character; see the module
+#   docstring), and
+# * after a newline followed by a non-whitespace character: no alternative takes
+#   a non-whitespace character after a newline (the optional one-character
+#   prefixes exclude ``\r``/``\n``, ``[\r\n]*`` ends a punctuation run, the
+#   whitespace alternatives take whitespace only), and the whitespace run that
+#   ends there is taken up to its last newline alone or followed by text
+#   (``\s*[\r\n]+`` / cl100k's ``\s*[\r\n]`` come before ``\s+(?!\S)``; at the
+#   text's end cl100k's ``\s++$`` takes the same span).
+# The patterns have no lookbehind, so what follows a cut reads alone as in the
+# whole text. Python's ``\s`` covers every Unicode White_Space character (and a
+# few more), so ``[^\s]`` only ever finds real cuts. Tested against every
+# reference with hypothesis (tests/tokenizer/test_parallel.py).
+_SAFE_CUT = re.compile(r"(?<=[^\s]) |(?<=\n)(?=[^\s])")
+
+
+def parallel_pieces(text: str, size: int) -> list[str]:
+    """``text`` cut at pre-token boundaries (:data:`_SAFE_CUT`) into pieces of
+    at least ``size`` characters each, which encode independently to the ids
+    of the whole text: at the first cut in the :data:`_WINDOW` characters from
+    ``size`` past the previous cut (or from ``2 * size``, ``3 * size``... where
+    there is none). One piece when no such cut exists."""
+    pieces: list[str] = []
+    size = max(size, 1)
+    start = 0
+    end = len(text)
+    pos = start + size
+    while pos <= end - size:
+        # Look for a cut only near each boundary: a text without one (a long
+        # run of one character) costs a few short searches, not a scan of it
+        # all under the GIL; where none is near, the piece grows by ``size``.
+        match = _SAFE_CUT.search(text, pos, min(pos + _WINDOW, end - size + 1))
+        if match is None:
+            pos += size
+            continue
+        cut = match.start()
+        pieces.append(text[start:cut])
+        start = cut
+        pos = start + size
+    pieces.append(text[start:])
+    return pieces
+
+
+# Characters searched for a cut past each boundary.
+_WINDOW = 1 << 12
+
+
 class UnjoinableWindowsError(ValueError):
     """A window without a token boundary between characters (tokens longer than it)."""
 

