@@ -246,3 +246,16 @@ def test_long_text_on_all_cores_matches_reference(name, qwen_package, deepseek_j
     assert tok.encode(text, split_special_tokens=True) == expected
     assert tok.count(text) == len(expected)
     assert tok.encode_batch([text, text[:1000]], split_special_tokens=True) == [expected, ref(text[:1000])]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_long_texts_after_fork():
+    """A forked child (server workers) encodes long texts with its own threads."""
+    tok = toklane.load_tokenizer("qwen3.6")
+    text = _long_text()
+    expected = tok.encode(text)  # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit status
+        os._exit(0 if tok.encode(text) == expected and tok.encode_batch([text, text]) == [expected] * 2 else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -29,7 +29,15 @@ from typing import Any, Protocol
 
 from ..errors import InvalidArgumentError
 from .bytelevel import bytes_to_token_string, token_string_to_bytes
-from .pieces import WHITESPACE, UnjoinableWindowsError, encode_in_windows, long_run_threshold, parallel_pieces
+from .pieces import (
+    PARALLEL_MIN,
+    WHITESPACE,
+    UnjoinableWindowsError,
+    encode_in_windows,
+    long_run_threshold,
+    parallel_pieces,
+    piece_size,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,18 +107,6 @@ def cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-# From this many characters on, one text is cut at pre-token boundaries
-# (:func:`.pieces.parallel_pieces`) and its pieces encoded on all cores; each
-# piece holds at least this many over two.
-PARALLEL_MIN = 1 << 17
-
-
-def _piece_size(n: int, threads: int) -> int:
-    """Piece length for ``n`` characters on ``threads`` cores: two pieces a core
-    (balance), no piece under ``PARALLEL_MIN // 2``."""
-    return max(PARALLEL_MIN // 2, -(-n // (2 * threads)))
-
-
 class QuicktokEngine:
     """quicktok: the fastest exact engine for the encodings it has a scanner for
     (cl100k, o200k, o200k_harmony, llama3, qwen3 bundled; tekken and others over
@@ -128,9 +124,13 @@ class QuicktokEngine:
 
     def encode_ordinary(self, text: str) -> list[int]:
         if len(text) >= PARALLEL_MIN and self.threads > 1:
-            pieces = parallel_pieces(text, _piece_size(len(text), self.threads))
+            pieces = parallel_pieces(text, piece_size(len(text), self.threads))
             if len(pieces) > 1:
                 return self._flat(pieces)
+        return self.encode_serial(text)
+
+    def encode_serial(self, text: str) -> list[int]:
+        """On this thread only (the call releases the GIL)."""
         try:
             return self._enc.encode_ordinary(text)
         except TypeError:
@@ -233,7 +233,7 @@ class TiktokenEngine:
     def _encode_parallel(self, text: str) -> list[int]:
         """A long text cut at pre-token boundaries, its pieces on all cores
         (tiktoken's batch threads; each piece may still hold a long run)."""
-        pieces = parallel_pieces(text, _piece_size(len(text), self.threads)) if self.threads > 1 else [text]
+        pieces = parallel_pieces(text, piece_size(len(text), self.threads)) if self.threads > 1 else [text]
         if len(pieces) == 1:
             return self._enc.encode_ordinary(text) if len(text) < self._long else self._encode_long(text)
         ids: list[int] = []

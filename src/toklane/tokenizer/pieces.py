@@ -120,6 +120,18 @@ def split_long_runs(text: str, piece: int = RUN_PIECE) -> list[str] | None:
 _SAFE_CUT = re.compile(r"(?<=[^\s]) |(?<=\n)(?=[^\s])")
 
 
+# From this many characters on, one text is cut at pre-token boundaries
+# (:func:`parallel_pieces`) and its pieces encoded on all cores; each
+# piece holds at least this many over two.
+PARALLEL_MIN = 1 << 17
+
+
+def piece_size(n: int, threads: int) -> int:
+    """Piece length for ``n`` characters on ``threads`` cores: two pieces a core
+    (balance), no piece under ``PARALLEL_MIN // 2``."""
+    return max(PARALLEL_MIN // 2, -(-n // (2 * threads)))
+
+
 def parallel_pieces(text: str, size: int) -> list[str]:
     """``text`` cut at pre-token boundaries (:data:`_SAFE_CUT`) into pieces of
     at least ``size`` characters each, which encode independently to the ids

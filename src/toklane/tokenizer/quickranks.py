@@ -23,10 +23,12 @@ import struct
 import tempfile
 import threading
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from . import patterns
+from .pieces import PARALLEL_MIN, parallel_pieces, piece_size
 
 # Mistral tekken v3: o200k's case-aware grammar without the contractions, digits one at a time.
 TEKKEN = (
@@ -42,6 +44,30 @@ SCANNERS = {
     patterns.O200K: "o200k",
     TEKKEN: "tekken",
 }
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+def _forget_pools() -> None:
+    """A forked child has none of its parent's threads: it starts its own pool."""
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools)
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """One shared pool of ``threads`` workers (their engine calls release the GIL)."""
+    with _pools_lock:
+        pool = _pools.get(threads)
+        if pool is None:
+            pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="toklane-encode")
+        return pool
+
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -249,10 +275,21 @@ class CheckedEngine:
 
     def encode_ordinary(self, text: str) -> list[int]:
         text = self._normal(text)
+        if len(text) >= PARALLEL_MIN and self.threads > 1:
+            pieces = parallel_pieces(text, piece_size(len(text), self.threads))
+            if len(pieces) > 1:
+                ids: list[int] = []
+                for part in _pool(self.threads).map(self._encode_piece, pieces):
+                    ids += part
+                return ids
+        return self._encode_piece(text)
+
+    def _encode_piece(self, text: str) -> list[int]:
+        """An NFC text on this thread (quicktok and tiktoken release the GIL)."""
         if text.isascii():
-            return self._fast.encode_ordinary(text)
+            return self._fast.encode_serial(text)
         text, spans = self._spans(text)
-        return self._encode_spans(text, spans) if spans else self._fast.encode_ordinary(text)
+        return self._encode_spans(text, spans) if spans else self._fast.encode_serial(text)
 
     def _encode_spans(self, text: str, spans: list[tuple[int, int]]) -> list[int]:
         exact = self._exact_engine()
@@ -260,26 +297,36 @@ class CheckedEngine:
         pos = 0
         for a, b in spans:
             if a > pos:
-                ids += self._fast.encode_ordinary(text[pos:a])
+                ids += self._fast.encode_serial(text[pos:a])
             ids += exact.encode_ordinary(text[a:b])
             pos = b
         if pos < len(text):
-            ids += self._fast.encode_ordinary(text[pos:])
+            ids += self._fast.encode_serial(text[pos:])
         return ids
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         out: list[list[int] | None] = [None] * len(texts)
         plain: list[int] = []
         plain_texts: list[str] = []
+        checked: list[tuple[int, str, list[tuple[int, int]]]] = []
         for k, text in enumerate(texts):
             text = self._normal(text)
             if not text.isascii():
                 text, spans = self._spans(text)
                 if spans:
-                    out[k] = self._encode_spans(text, spans)
+                    checked.append((k, text, spans))
                     continue
             plain.append(k)
             plain_texts.append(text)
+        if checked:
+            many = self.threads > 1 and len(checked) > 1 and sum(len(t) for _, t, _ in checked) >= PARALLEL_MIN
+            encoded = (
+                _pool(self.threads).map(lambda c: self._encode_spans(c[1], c[2]), checked)
+                if many
+                else (self._encode_spans(t, spans) for _, t, spans in checked)
+            )
+            for (k, _, _), ids in zip(checked, encoded, strict=True):
+                out[k] = ids
         if plain_texts:
             for k, ids in zip(plain, self._fast.encode_ordinary_batch(plain_texts), strict=True):
                 out[k] = ids
