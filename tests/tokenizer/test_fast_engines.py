@@ -117,6 +117,15 @@ def test_mark_table_is_the_reference_engines():
     assert extra and all(unicodedata.category(chr(c)) == "Cn" for c in extra)  # unassigned in Python's tables only
 
 
+def test_nfc_table_is_what_nfc_changes():
+    table = quickranks.nfc_table()
+    changed = [
+        c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and unicodedata.normalize("NFC", chr(c)) != chr(c)
+    ]
+    assert table.nonzero()[0].tolist() == changed
+    assert min(changed) >= 0x300  # CheckedEngine looks from U+0300 on
+
+
 def test_newer_table_is_what_python_leaves_unassigned():
     table = quickranks.newer_table()
     unassigned = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) == "Cn"]
@@ -173,6 +182,9 @@ _PIECES = [
     "\ufe0f",  # variation selector 16 (Mn)
     "\U0001e4ec",  # a mark newer than Python 3.11's tables (Nag Mundari)
     "e\u0301",  # composes under NFC
+    "\u0958",  # NFC: a letter and a mark (composition exclusion)
+    "\u2126",  # NFC: a singleton (Ohm -> Omega)
+    "\uf900",  # NFC: a CJK compatibility ideograph
     "नमस्ते",
     "ภาษาไทย",
     "日本",

@@ -284,11 +284,10 @@ def fast_ranks_engine(
         return ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
     check_ranks(ranks, source, offset=offset)
     where = str(source)
-    # quicktok normalises nothing here: CheckedEngine does NFC in Python, as the references do.
     enc = build_engine(
         where,
         "building the BPE engine",
-        lambda: quickranks.quicktok_from_ranks(ranks, scanner_pattern, offset=offset),
+        lambda: quickranks.quicktok_from_ranks(ranks, scanner_pattern, offset=offset, nfc=nfc),
     )
     if enc is None:
         return ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)

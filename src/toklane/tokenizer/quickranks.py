@@ -182,6 +182,25 @@ def newer_table() -> Any:
         return _class_tables["newer"]
 
 
+def nfc_table() -> Any:
+    """Code points that NFC changes (singletons, composition exclusions such as
+    U+0958 -> U+0915 U+093C, a letter and a mark): their words are normalised
+    here and go to tiktoken, so no scanner reads a mark NFC made."""
+    import numpy as np
+
+    with _tables_lock:
+        if "nfc" not in _class_tables:
+            table = np.zeros(0x110000, dtype=bool)
+            changed = [
+                c
+                for c in range(0xC0, 0x30000)
+                if unicodedata.decomposition(chr(c)) and unicodedata.normalize("NFC", chr(c)) != chr(c)
+            ]
+            table[changed] = True
+            _class_tables["nfc"] = table
+        return _class_tables["nfc"]
+
+
 def _whitespace_table() -> Any:
     import numpy as np
 
@@ -210,11 +229,17 @@ class CheckedEngine:
     * Every quicktok engine: characters newer than Python's Unicode tables
       (:func:`newer_table`), where quicktok's tables and tiktoken's may differ.
 
-    Text is NFC-normalised once (``nfc``); ASCII text goes straight to quicktok,
-    other text after one vectorised table look-up. A word to check runs from a
-    space after a non-whitespace character to the next such space, cuts where
-    every supported pattern ends a pre-token (:mod:`.pieces`), so the pieces
-    encode alone as in the whole text. ``exact`` is built on first use when it
+    ASCII text goes straight to quicktok, other text after one vectorised table
+    look-up. A word to check runs from a space after a non-whitespace character
+    to the next such space, cuts where every supported pattern ends a pre-token
+    (:mod:`.pieces`), so the pieces encode alone as in the whole text. With
+    ``nfc`` (Qwen), quicktok normalises what it reads itself (its NFC tables;
+    characters newer than Python's are checked words) and the words handed to
+    tiktoken are normalised here: a space, and the start of a line after a
+    newline, are normalisation boundaries (a starter that composes with nothing
+    before it), so each piece normalises alone as inside the whole text. Text
+    is checked before normalisation: a decomposed accent is a mark there, and
+    its word goes to tiktoken, normalised -- slower, still exact. ``exact`` is built on first use when it
     is a function (the bundled quicktok encodings: ~1 s, once).
     """
 
@@ -229,6 +254,8 @@ class CheckedEngine:
         self._exact_lock = threading.Lock()
         self._nfc = nfc
         self._check = (mark_table() | newer_table()) if marks else newer_table()
+        if nfc:
+            self._check = self._check | nfc_table()
         self._space = _whitespace_table()
         self.threads = getattr(fast, "threads", 1)
 
@@ -240,6 +267,7 @@ class CheckedEngine:
         return self._exact
 
     def _normal(self, text: str) -> str:
+        """NFC, where the reference normalises (the words handed to tiktoken)."""
         if self._nfc and not text.isascii() and not unicodedata.is_normalized("NFC", text):
             text = unicodedata.normalize("NFC", text)
         return text
@@ -274,7 +302,6 @@ class CheckedEngine:
         return text, spans
 
     def encode_ordinary(self, text: str) -> list[int]:
-        text = self._normal(text)
         if len(text) >= PARALLEL_MIN and self.threads > 1:
             pieces = parallel_pieces(text, piece_size(len(text), self.threads))
             if len(pieces) > 1:
@@ -298,7 +325,7 @@ class CheckedEngine:
         for a, b in spans:
             if a > pos:
                 ids += self._fast.encode_serial(text[pos:a])
-            ids += exact.encode_ordinary(text[a:b])
+            ids += exact.encode_ordinary(self._normal(text[a:b]))
             pos = b
         if pos < len(text):
             ids += self._fast.encode_serial(text[pos:])
@@ -310,7 +337,6 @@ class CheckedEngine:
         plain_texts: list[str] = []
         checked: list[tuple[int, str, list[tuple[int, int]]]] = []
         for k, text in enumerate(texts):
-            text = self._normal(text)
             if not text.isascii():
                 text, spans = self._spans(text)
                 if spans:
@@ -333,7 +359,6 @@ class CheckedEngine:
         return out  # type: ignore[return-value]
 
     def count_ordinary(self, text: str) -> int:
-        text = self._normal(text)
         if text.isascii():
             return self._fast.count_ordinary(text)
         text, spans = self._spans(text)
