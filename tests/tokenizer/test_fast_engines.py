@@ -271,3 +271,21 @@ def test_long_texts_after_fork():
         os._exit(0 if tok.encode(text) == expected and tok.encode_batch([text, text]) == [expected] * 2 else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tokens=st.lists(st.text(alphabet="ab<|｜", min_size=1, max_size=5), min_size=1, max_size=10, unique=True),
+    text=st.text(alphabet="ab<|｜c", max_size=60),
+)
+def test_added_token_trie_matches_the_longest_first_alternation(tokens, text):
+    """The trie-shaped added-token regex finds the same tokens as the plain
+    longest-first alternation it replaces."""
+    import re
+
+    from toklane.tokenizer.backends import _alternation
+
+    plain = re.compile("|".join(map(re.escape, sorted(tokens, key=lambda s: (-len(s), s)))))
+    trie = _alternation(tokens)
+    assert trie is not None
+    assert [m.span() for m in trie.finditer(text)] == [m.span() for m in plain.finditer(text)]

