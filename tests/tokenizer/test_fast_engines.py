@@ -289,3 +289,14 @@ def test_added_token_trie_matches_the_longest_first_alternation(tokens, text):
     trie = _alternation(tokens)
     assert trie is not None
     assert [m.span() for m in trie.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+def test_bundled_table_names_the_engine_in_use():
+    from toklane.tokenizer.registry import bundled_table
+
+    for entry in bundled_table():
+        try:
+            tok = toklane.load_tokenizer(entry.name)
+        except toklane.TokenizerLoadError:  # an optional data package that is not installed
+            continue
+        assert tok.engine == entry.engine, entry.name

