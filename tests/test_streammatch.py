@@ -56,6 +56,62 @@ def test_stream_equals_naive_for_every_chunking(patterns, text, cuts):
     assert partial == expect
 
 
+
+def scan_matches(patterns, chunks):
+    """As the parsers read long chunks: the held tail prepended, the compiled scan over the rest."""
+    auto = Automaton(patterns)
+    m = auto.matcher()
+    out, offset, hold = [], 0, ""
+    for chunk in chunks:
+        s = hold + chunk
+        m.reset()
+        hits = m.find_all(s)
+        assert hits is not None
+        base = offset - len(hold)
+        out += [(k, base + end) for k, start, end in hits]
+        assert all(s[start:end] == patterns[k] for k, start, end in hits)
+        hold = s[len(s) - m.partial :] if m.partial else ""
+        offset += len(chunk)
+    return out, m.partial
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    patterns=st.lists(st.text(alphabet="ab<>/", min_size=1, max_size=5), min_size=1, max_size=4, unique=True),
+    text=st.text(alphabet="ab<>/x", max_size=40),
+    cuts=st.lists(st.integers(min_value=0, max_value=40), max_size=8),
+)
+def test_compiled_scan_equals_naive_where_it_applies(patterns, text, cuts):
+    auto = Automaton(patterns)
+    inside = any(q.find(p, 1, len(q) - 1) >= 0 for p in patterns for q in patterns if len(p) + 2 <= len(q))
+    assert (auto.matcher().find_all(text) is None) == inside  # the scan refuses exactly the unsafe sets
+    if inside:
+        return
+    bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
+    chunks = [text[a:b] for a, b in itertools.pairwise(bounds)]
+    assert scan_matches(patterns, chunks) == stream_matches(patterns, chunks)
+    assert scan_matches(patterns, [text])[0] == naive_matches(patterns, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    patterns=st.lists(st.binary(min_size=1, max_size=4).map(lambda b: b"<" + b), min_size=1, max_size=4, unique=True),
+    data=st.binary(max_size=40),
+)
+def test_compiled_scan_over_bytes(patterns, data):
+    auto = Automaton(patterns)
+    hits = auto.matcher().find_all(data)
+    if hits is None:
+        return
+    assert [(k, end) for k, _, end in hits] == stream_matches(patterns, [data])[0]
+
+
+def test_compiled_scan_waits_for_a_held_pattern():
+    m = Automaton(["</think>"]).matcher()
+    assert m.search("a </th") is None and m.partial == 4
+    assert m.find_all("ink>") is None  # inside a pattern: the caller prepends the held text and resets
+
+
 def test_bytes_patterns_across_token_splits():
     auto = Automaton([b"</think>"])
     for pieces in ([b" </", b"think", b">\n"], [b".</", b"think", b">The"], [b"<", b"/", b"th", b"ink>"]):

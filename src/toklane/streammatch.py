@@ -11,6 +11,13 @@ via :class:`Automaton`); each stream keeps only its current state, so feeding
 costs O(new symbols) and never looks back. In the root state the scan jumps
 with a compiled search to the next symbol that can start a pattern, so text
 with few marker-like characters is skipped at C speed.
+
+Long chunks are scanned by one compiled regular expression instead
+(:meth:`StreamMatcher.find_all`): the patterns as a trie, one character class
+per level, no backtracking beyond one trie path. It finds exactly the matches
+the DFA finds -- earliest end, longest among those ending there -- whenever no
+pattern lies strictly inside another (touching neither of its ends), which
+:class:`Automaton` checks once; otherwise the DFA is used.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import re
 from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 S = TypeVar("S", str, bytes)
 
@@ -87,6 +94,11 @@ class Automaton(Generic[S]):
         self._depth = depth
         self._out = out
         self._lengths = [len(p) for p in self.patterns]
+        self._longest = max(self._lengths)
+        self._scan = _trie_regex(self.patterns) if _regex_exact(self.patterns) else None
+        self._index = {}
+        for index, p in enumerate(self.patterns):
+            self._index.setdefault(p, index)
         firsts = {p[0] for p in self.patterns}
         if self.is_bytes:
             self._skip: re.Pattern[bytes] | re.Pattern[str] = re.compile(
@@ -128,6 +140,27 @@ class StreamMatcher(Generic[S]):
     def reset(self) -> None:
         self._state = 0
 
+    def find_all(self, chunk: S, final: bool = False) -> list[tuple[int, int, int]] | None:
+        """Every match in ``chunk`` as ``(pattern, start, end)``, the state left as :meth:`search`
+        would leave it after the chunk (``partial`` counts the held tail) -- or ``None`` (nothing
+        read) when this automaton cannot be scanned by its compiled pattern or the matcher is inside
+        a pattern (``partial`` > 0: prepend the held text and :meth:`reset` first). ``final``: the
+        chunk ends the stream (the state is not computed: nothing follows)."""
+        auto = self._auto
+        scan = auto._scan
+        if scan is None or self._state:
+            return None
+        index = auto._index
+        hits = [(index[m.group()], *m.span()) for m in scan.finditer(chunk)]  # type: ignore[union-attr, arg-type]
+        # The held tail: no pattern starts after the last match and completes in the chunk, so the DFA
+        # run over the last (longest - 1) symbols from the root ends in the state of the whole chunk.
+        if final:
+            return hits
+        start = max(hits[-1][2] if hits else 0, len(chunk) - auto._longest + 1)
+        if start < len(chunk):
+            self.search(chunk, start)
+        return hits
+
     def search(self, chunk: S, start: int = 0) -> Match | None:
         auto = self._auto
         delta, out, skip = auto._delta, auto._out, auto._skip
@@ -148,3 +181,40 @@ class StreamMatcher(Generic[S]):
                 return Match(hit, i, auto._lengths[hit])
         self._state = state
         return None
+
+
+def _regex_exact(patterns: Sequence[str] | Sequence[bytes]) -> bool:
+    """Whether a leftmost-shortest regex scan finds the DFA's matches: no pattern lies strictly
+    inside another (an occurrence touching neither end). A prefix ends first in both; a suffix
+    starts last in both."""
+    return not any(
+        len(p) + 2 <= len(q) and q.find(p, 1, len(q) - 1) >= 0  # type: ignore[arg-type]
+        for p in patterns
+        for q in patterns
+    )
+
+
+def _trie_regex(patterns: Sequence[str] | Sequence[bytes]) -> re.Pattern[Any]:
+    """One compiled pattern matching the shortest pattern at the leftmost start: the patterns as a
+    trie, a terminal node ending its branch (the DFA reports a pattern as soon as it completes)."""
+    is_bytes = isinstance(patterns[0], bytes)
+    end = object()
+    root: dict[Any, Any] = {}
+    for p in patterns:
+        node = root
+        for symbol in p:
+            if end in node:
+                break  # a shorter pattern completes first: this one is never reported
+            node = node.setdefault(symbol, {})
+        else:
+            node.clear()
+            node[end] = True
+
+    def emit(node: dict[Any, Any]) -> str:
+        alts = [re.escape(chr(c) if is_bytes else c) + emit(child) for c, child in node.items() if c is not end]
+        if len(alts) == 1:
+            return alts[0]
+        return "(?:" + "|".join(alts) + ")" if alts else ""
+
+    source = emit(root)
+    return re.compile(source.encode("latin-1") if is_bytes else source)

@@ -237,5 +237,4 @@ def parse(
     never raises: a broken tool call is returned as content (docs/formats.md).
     """
     parser = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking, unknown_tools=unknown_tools)
-    first = parser.feed(text=text, token_ids=token_ids)
-    return ParseResult.from_deltas((first, parser.finish()))
+    return parser.parse_whole(text, token_ids)

@@ -43,7 +43,7 @@ from ..errors import InvalidTokenIdError
 from .block import FAILED, OPEN, WS, Body
 from .schema import validate_tools_schema
 from .tables import HOLE, MARKER, ORDINARY
-from .types import Delta, ToolCallDelta
+from .types import Delta, ParseResult, ToolCall, ToolCallDelta
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -55,6 +55,8 @@ _ALNUM = string.ascii_letters + string.digits
 
 #: Ids per feed from which the numpy kind table reads a chunk (below: the per-token loop).
 _BULK = 256
+#: Characters per text feed from which markers are found by one compiled scan (below: the DFA).
+_SCAN = 64
 _I64_MAX = 2**63 - 1
 
 # Machine modes.
@@ -230,21 +232,54 @@ class StreamParser:
     def finish(self) -> Delta:
         """End of output: flush what was held back and settle an open block."""
         if not self._done:
-            self._done = True
-            if self._ids:
-                self._flush_bytes()
-            elif self._hold:
-                hold, self._hold = self._hold, ""
-                self._text(hold)
-            self._end()
+            self.finish_silently()
         return self._take()
 
     @property
     def finished(self) -> bool:
         return self._done
 
+    def parse_whole(self, text: str | None = None, token_ids: Any = None) -> ParseResult:
+        """The whole output in one call (what :func:`toklane.parse` does): equal to folding
+        ``feed`` + ``finish``, without the deltas. The parser is finished afterwards."""
+        if self._done:
+            raise RuntimeError("this parser has finished; use a new one per request")
+        if token_ids is not None:
+            self._feed_ids(token_ids)
+        elif text is not None:
+            self._feed_text(text, True)
+        self.finish_silently()
+        return self._result()
+
+    def finish_silently(self) -> None:
+        """:meth:`finish`, leaving what it produces in the buffers (for :meth:`_result`)."""
+        self._done = True
+        if self._ids:
+            self._flush_bytes()
+        elif self._hold:
+            hold, self._hold = self._hold, ""
+            self._text(hold)
+        self._end()
+
+    def _result(self) -> ParseResult:
+        """Everything produced since the start, as one result (no delta was taken)."""
+        channel = self._reasoning
+        reasoning = "".join(channel.out) if channel is not None else ""
+        calls: dict[int, list[Any]] = {}
+        for index, call_id, name, parts in self._tool_out:
+            slot = calls.get(index)
+            if slot is None:
+                calls[index] = [call_id, name, parts]
+            else:  # fragments sent after the call's header (stream_arguments)
+                slot[2] = [*slot[2], *parts]
+        return ParseResult(
+            reasoning or None,
+            "".join(self._content.out) or None,
+            [ToolCall(c[0] or "", c[1] or "", "".join(c[2])) for _, c in sorted(calls.items())],
+        )
+
     # ------------------------------------------------------------------ lexer
-    def _feed_text(self, text: str) -> None:
+    def _feed_text(self, text: str, final: bool = False) -> None:
         if not isinstance(text, str):
             raise TypeError(f"feed(text=...) expects str, got {type(text).__name__}")
         if not text:
@@ -257,6 +292,27 @@ class StreamParser:
             m = self._tm = self._tables.text_automaton.matcher()
         roles = self._tables.text_roles
         hold = self._hold
+        if len(text) >= _SCAN:  # (the held text is the matcher's partial pattern: rescanned from the root)
+            # A long chunk: every marker found by one compiled scan, the spans between handed over whole.
+            s = hold + text if hold else text
+            m.reset()
+            hits = m.find_all(s, final)
+            if hits is not None:
+                pos = 0
+                for k, start, end in hits:
+                    if start > pos:
+                        self._text(s[pos:start])
+                    k = roles[k]
+                    if k >= 0:
+                        self._marker(k)
+                    pos = end
+                cut = len(s) - m.partial
+                if cut > pos:
+                    self._text(s[pos:cut] if pos or cut < len(s) else s)
+                self._hold = s[cut:] if cut < len(s) else ""
+                return
+            self._hold = hold = ""
+            text = s  # not scannable: the DFA reads it all from the root
         pos = 0
         while (hit := m.search(text, pos)) is not None:
             end = hit.end
