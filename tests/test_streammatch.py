@@ -56,7 +56,6 @@ def test_stream_equals_naive_for_every_chunking(patterns, text, cuts):
     assert partial == expect
 
 
-
 def scan_matches(patterns, chunks):
     """As the parsers read long chunks: the held tail prepended, the compiled scan over the rest."""
     auto = Automaton(patterns)
