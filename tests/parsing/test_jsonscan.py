@@ -67,6 +67,30 @@ def test_scanner_accepts_exactly_what_json_loads_accepts(value, style, edits, cu
     assert scan_in_chunks(text, list(range(len(text)))) == whole
 
 
+LONG_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=24, max_size=90)
+LONG_JSON = st.recursive(
+    LONG_TEXT | st.integers(), lambda inner: st.dictionaries(LONG_TEXT, inner, max_size=3), max_leaves=4
+)
+
+
+@settings(max_examples=int(os.environ.get("TOKLANE_EXAMPLES", "60")) * 5, deadline=None)
+@given(
+    value=LONG_JSON,
+    edits=st.lists(st.tuples(st.integers(0, 10_000), st.booleans(), NOISE), max_size=3),
+    cuts=st.lists(st.integers(0, 10_000), max_size=4),
+)
+def test_long_strings_read_in_one_step_keep_verdict_and_error_position(value, edits, cuts) -> None:
+    """Long string spans go through the C string scanner: the same verdict and error position as
+    one character at a time (which reads them with the run pattern)."""
+    text = json.dumps(value, ensure_ascii=False)
+    for at, delete, ch in edits:
+        at %= len(text) + 1
+        text = text[:at] + text[at + 1 :] if delete else text[:at] + ch + text[at:]
+    whole = scan_in_chunks(text, [])
+    assert whole[0] == reference(text), text
+    assert scan_in_chunks(text, cuts) == whole == scan_in_chunks(text, list(range(len(text))))
+
+
 def test_scanner_depth_and_literals() -> None:
     deep = "[" * 200_000 + "]" * 200_000
     assert is_json(deep) and not is_json(deep[:-1])

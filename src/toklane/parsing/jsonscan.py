@@ -17,6 +17,7 @@ state machine.
 from __future__ import annotations
 
 import re
+from json.decoder import scanstring as _scanstring
 
 # States.
 VALUE = 0  # a value must start here
@@ -41,6 +42,8 @@ _N_COMPLETE = frozenset((_N_ZERO, _N_INT, _N_FRAC, _N_EXP))
 # the alternatives start with different characters and nothing is ever given back, so each character
 # is examined once -- no backtracking on model output.
 _STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})++')
+#: Characters left in a chunk from which a string is read by the C string scanner (when a quote follows).
+_LONG = 32
 _WS_RUN = re.compile(r"[ \t\n\r]+")
 _DIGIT_RUN = re.compile(r"[0-9]+")
 _WS = " \t\n\r"
@@ -112,6 +115,19 @@ class JsonScanner:
         stack = self._stack
         while i < n:
             if state == STRING:
+                if n - i >= _LONG and s.find('"', i) >= 0:
+                    # A long span holding a quote: the C string scanner checks exactly what the run
+                    # below does (plain characters, complete escapes) and finds the closing quote.
+                    try:
+                        i = _scanstring(s, i)[1]
+                    except ValueError:
+                        pass  # an invalid character, escape or no closing quote: the run finds where
+                    else:
+                        state = COLON if self.in_key else AFTER if stack else DONE
+                        if state == DONE or len(stack) <= stop_depth:
+                            self.state = state
+                            return i
+                        continue
                 m = _STRING_RUN.match(s, i)
                 if m is not None:
                     i = m.end()
