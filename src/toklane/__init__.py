@@ -28,6 +28,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "get_parser": "toklane.parsing",
     "parse": "toklane.parsing",
+    "parse_batch": "toklane.parsing",
     "reasoning_formats": "toklane.parsing",
     "tool_formats": "toklane.parsing",
     "format_catalog": "toklane.parsing",

@@ -142,3 +142,46 @@ def test_placeholders_and_dropped_tokens_in_bulk(index: int) -> None:
         assert got == _feed(tok, fmt, [[i] for i in mixed])
         only = [rnd.choice(drops) for _ in range(_BULK + 5)]
         assert norm(toklane.parse(tok, token_ids=only, **fmt)) == _feed(tok, fmt, [[i] for i in only])
+
+
+@pytest.mark.parametrize("index", range(len(FORMATS)), ids=IDS)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_parse_batch_equals_parse_per_output(index: int, data: st.DataObject) -> None:
+    """A batch (all id lists: one pass over the whole batch; or a mix with texts and arrays) gives
+    what ``parse`` gives for each output."""
+    tok, fmt, markers, drops, texts, filler = _setup(index)
+    outputs = []
+    for _ in range(data.draw(st.integers(1, 5))):
+        body = [i for _ in range(data.draw(st.integers(0, 12))) for i in _piece(tok, markers, drops, texts, data.draw)]
+        outputs.append(data.draw(st.sampled_from([body, filler + body, body + filler[:40], []])))
+    expect = [norm(toklane.parse(tok, token_ids=ids, **fmt)) for ids in outputs]
+    assert [norm(r) for r in toklane.parse_batch(tok, outputs, **fmt)] == expect
+    mixed = [
+        ids if k % 3 == 0 else np.array(ids, dtype=np.int64) if k % 3 == 1 else tok.decode(ids)
+        for k, ids in enumerate(outputs)
+    ]
+    by_text = [norm(toklane.parse(tok, text=x, **fmt)) if type(x) is str else expect[k] for k, x in enumerate(mixed)]
+    assert [norm(r) for r in toklane.parse_batch(tok, mixed, **fmt)] == by_text
+
+
+def test_parse_batch_names_the_output_with_a_bad_id() -> None:
+    tok, fmt, _, _, _, filler = _setup(0)
+    good = filler[:300]
+    for bad in (tok.vocab_size, -2, True, 1.5):
+        with pytest.raises(toklane.InvalidTokenIdError) as info:
+            toklane.parse_batch(tok, [good, good, [*good[:5], bad]], **fmt)
+        assert "in output 2 of the batch" in info.value.__notes__
+    assert toklane.parse_batch(tok, [], **fmt) == []
+    with pytest.raises(toklane.UnknownFormatError):
+        toklane.parse_batch(tok, [good], tools="no_such_format")
+
+
+def test_numpy_integers_in_a_list_are_ids_as_in_the_detokenizer() -> None:
+    tok, fmt, markers, _, _, filler = _setup(0)
+    ids = [*filler, markers[0], *filler[:5]]
+    expect = norm(toklane.parse(tok, token_ids=ids, **fmt))
+    for form in (np.int64, np.uint32, np.int16):
+        as_np = [form(i) if i < 32_000 else i for i in ids]
+        assert norm(toklane.parse(tok, token_ids=as_np, **fmt)) == expect  # bulk
+        assert _feed(tok, fmt, [[i] for i in as_np]) == expect  # one at a time

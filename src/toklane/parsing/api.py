@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import importlib
 import threading
+from array import array
+from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
-from ..errors import UnknownFormatError
+import numpy as np
+
+from ..errors import InvalidTokenIdError, UnknownFormatError
 from ..tokenizer import Tokenizer, load_tokenizer
 from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
@@ -14,6 +19,8 @@ from .harmony import HarmonyParser
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
 from .tables import Tables, cached_tables, tables_for
 from .types import ParseResult
+
+_U32 = np.dtype(np.uint32)
 
 _REASONING: dict[str, ReasoningFormat] = {}
 _TOOLS: dict[str, ToolFormat] = {}
@@ -238,3 +245,71 @@ def parse(
     """
     parser = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking, unknown_tools=unknown_tools)
     return parser.parse_whole(text, token_ids)
+
+
+def parse_batch(
+    tokenizer: Any,
+    outputs: Iterable[Any],
+    reasoning: str | None = None,
+    tools: str | None = None,
+    tools_schema: Any = None,
+    *,
+    thinking: bool | None = None,
+    unknown_tools: str = "keep",
+) -> list[ParseResult]:
+    """Parse many whole outputs of one model with one format (the RL rollout case).
+
+    ``outputs``: texts (``str``) or token-id sequences (lists, tuples, integer numpy arrays, or
+    the rows of a 2-D array), in any mix. Returns one :class:`ParseResult` per output, in order,
+    each equal to ``parse(tokenizer, ...)`` of that output with the same arguments. Arguments are
+    checked once; lists of token ids are converted and classified in one pass over the whole
+    batch. A bad id raises :class:`toklane.InvalidTokenIdError` noting which output holds it.
+    """
+    first = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking, unknown_tools=unknown_tools)
+    tok = first._tok
+    cls, tables = type(first), first._tables
+    args = (tok, tables, first._reasoning_fmt, first._tools, tools_schema, thinking, False, unknown_tools)
+    items = list(outputs)
+    odd = _batch_odd(tables, tok, items)
+    results: list[ParseResult] = []
+    for i, out in enumerate(items):
+        parser = first if i == 0 else cls(*args)
+        try:
+            if type(out) is str:
+                results.append(parser.parse_whole(out))
+            elif odd is not None and len(out) >= 2:
+                results.append(parser.parse_runs(out, odd[i]))
+            else:
+                results.append(parser.parse_whole(None, out))
+        except InvalidTokenIdError as e:
+            e.add_note(f"in output {i} of the batch")
+            raise
+    return results
+
+
+def _batch_odd(tables: Tables, tok: Tokenizer, items: list[Any]) -> list[list[int]] | None:
+    """Per output, the positions of ids that are no ordinary token -- found in one numpy pass over
+    every list of ids in the batch -- or None when the batch is not all id lists with plain,
+    in-range ids (each output is then read as ``parse`` reads it)."""
+    lists = [x for x in items if type(x) is list]
+    if len(lists) != len(items) or not items:
+        return None
+    lengths = [len(x) for x in lists]
+    try:
+        arr = np.frombuffer(array("I", chain.from_iterable(lists)), dtype=_U32)
+    except (TypeError, OverflowError, ValueError):
+        return None
+    kinds = tables.id_kinds if tables.id_kinds is not None else tables.load_kinds(tok)
+    if not len(arr) or int(arr.max()) >= min(tables.vocab_size, len(kinds)):
+        return None
+    small = np.flatnonzero(arr <= 1).tolist()
+    if small:  # ``array`` takes bools as 0 and 1: the per-output path refuses them
+        flat = list(chain.from_iterable(lists))
+        if any(type(flat[i]) is bool for i in small):
+            return None
+    odd = np.flatnonzero(kinds[arr])
+    bounds = np.cumsum(lengths)
+    edges = [0, *np.searchsorted(odd, bounds[:-1]).tolist(), len(odd)]
+    found = odd.tolist()
+    starts = [0, *bounds[:-1].tolist()]
+    return [[p - base for p in found[a:b]] for a, b, base in zip(edges, edges[1:], starts, strict=False)]

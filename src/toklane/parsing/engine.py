@@ -31,10 +31,13 @@ handles gpt-oss's Harmony messages. Both are per-request objects.
 from __future__ import annotations
 
 import codecs
+import contextlib
+import operator
 import re
 import secrets
 import string
-from operator import countOf
+from array import array
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,7 +45,6 @@ import numpy as np
 from ..errors import InvalidTokenIdError
 from .block import FAILED, OPEN, WS, Body
 from .schema import validate_tools_schema
-from .tables import HOLE, MARKER, ORDINARY
 from .types import Delta, ParseResult, ToolCall, ToolCallDelta
 
 if TYPE_CHECKING:
@@ -251,6 +253,17 @@ class StreamParser:
         self.finish_silently()
         return self._result()
 
+    def parse_runs(self, token_ids: list[int], odd: list[int]) -> ParseResult:
+        """:meth:`parse_whole` of in-range ids whose non-ordinary positions are known (``odd``,
+        found for a whole batch at once by :func:`toklane.parse_batch`)."""
+        if self._done:
+            raise RuntimeError("this parser has finished; use a new one per request")
+        self._start_ids()
+        if not self._read_runs(token_ids, odd):  # a hole: the per-token loop raises
+            self._feed_ids(token_ids)
+        self.finish_silently()
+        return self._result()
+
     def finish_silently(self) -> None:
         """:meth:`finish`, leaving what it produces in the buffers (for :meth:`_result`)."""
         self._done = True
@@ -370,7 +383,7 @@ class StreamParser:
             if data is None:
                 if t == -1:  # placeholder of async scheduling: not a token yet
                     return
-                raise InvalidTokenIdError(t, self._tables.tokenizer_name, self._size)
+                data = self._other_id(t)
             if self._bm is None:  # no text markers: decode directly
                 if self._split:
                     text = self._decode(data)
@@ -408,11 +421,24 @@ class StreamParser:
             if data is None:
                 if t == -1:
                     continue
-                raise InvalidTokenIdError(t, self._tables.tokenizer_name, size)
+                data = self._other_id(t)
             run.append(data)
         if run:
             actions.append(b"".join(run))
         self._act(actions)
+
+    def _other_id(self, t: Any) -> bytes:
+        """The bytes of an ordinary token given as another integer type (a numpy integer, as the
+        detokenizer accepts); anything else -- a bool, a non-integer, an id out of range or
+        without bytes -- raises :class:`~toklane.InvalidTokenIdError`."""
+        i = None
+        if type(t) is not bool:
+            with contextlib.suppress(TypeError):
+                i = operator.index(t)
+        data = self._table[i] if i is not None and 0 <= i < self._size else None
+        if data is None:
+            raise InvalidTokenIdError(t, self._tables.tokenizer_name, self._size)
+        return data
 
     def _act(self, actions: list[bytes | int]) -> None:
         """Read validated, grouped input: marker indexes and runs of ordinary tokens' bytes."""
@@ -426,46 +452,47 @@ class StreamParser:
     def _bulk(self, token_ids: Any, arr: Any) -> bool:
         """Many ids at C speed: whether they were read (False: the per-token loop reads them).
 
-        Exactly what the per-token loop does, found in bulk: a long chunk (a list of ``int`` or an
-        integer numpy array) is classified with the numpy kind table (ordinary, marker, dropped,
-        hole), runs of ordinary tokens between marker ids are joined by one vectorised gather from
-        the flat byte table, dropped tokens leave no bytes, and the same grouped actions are read.
-        Anything else (an id out of range, a hole, a -1, an id that is not exactly ``int``) goes to
-        the loop, which raises or skips as it always did, before any state changes."""
+        Exactly what the per-token loop does, found in bulk: a long chunk (a list of integers or an
+        integer numpy array) is converted once and classified with the numpy kind table; the few
+        ids that are no ordinary token (markers, dropped tokens) split it into runs, and each run's
+        bytes are joined in one call from the byte table. The same grouped actions are read.
+        Anything else (an id out of range, a hole, a -1, a ``bool``, a non-integer) goes to the
+        loop, which raises or skips as it always did, before any state changes."""
+        # Below _BULK ids the per-token loop is as fast (its cost is the table lookups, not the loop).
+        if arr is None and (len(token_ids) < _BULK or (arr := _id_array(token_ids)) is None):
+            return False
         tables = self._tables
-        if arr is None:
-            n = len(token_ids)
-            # Below this the per-token loop is as fast (its cost is the table lookups, not the loop).
-            if n < _BULK or countOf(map(type, token_ids), int) != n:
-                return False
-            arr = np.fromiter(token_ids, dtype=np.int64, count=n)
-        bulk, kinds = tables.bulk, tables.id_kinds
-        if bulk is None:
-            bulk, kinds = tables.load_bulk(self._tok)
-        if arr.min() < 0 or arr.max() >= min(self._size, len(kinds)):
+        kinds = tables.id_kinds
+        if kinds is None:
+            kinds = tables.load_kinds(self._tok)
+        if (arr.dtype.kind == "i" and arr.min() < 0) or arr.max() >= min(self._size, len(kinds)):
             return False
-        kind = kinds[arr]
-        lengths = bulk.lengths[arr]
-        if not kind.any():
-            self._bytes(bulk.join(arr, lengths, np.cumsum(lengths)))
+        odd = np.flatnonzero(kinds[arr]).tolist()  # markers, dropped tokens, holes: usually a handful
+        return self._read_runs(token_ids if type(token_ids) is list else arr.tolist(), odd)
+
+    def _read_runs(self, token_ids: list[Any], odd: list[int]) -> bool:
+        """Read ids that are all in range, given the positions of those that are no ordinary token;
+        False (nothing read) if one of those is a hole."""
+        table = self._table
+        n = len(token_ids)
+        if not odd:
+            self._bytes(b"".join(itemgetter(*token_ids)(table)) if n > 1 else table[token_ids[0]])  # type: ignore[arg-type]
             return True
-        if (kind == HOLE).any():
-            return False
-        lengths[kind != ORDINARY] = 0
-        ends = np.cumsum(lengths)
-        blob = bulk.join(arr, lengths, ends)
-        marks = np.flatnonzero(kind == MARKER)
-        ordinary = np.cumsum(kind == ORDINARY)  # ordinary tokens up to each position: does a run lie between?
-        id_roles = self._id_roles
+        id_roles, drop = self._id_roles, self._drop_ids
         actions: list[bytes | int] = []
-        start = seen = 0
-        for t, end, count in zip(arr[marks].tolist(), ends[marks].tolist(), ordinary[marks].tolist(), strict=True):
-            if count > seen:
-                actions.append(blob[start:end])
-            actions.append(id_roles[t])
-            start, seen = end, count
-        if int(ordinary[-1]) > seen:
-            actions.append(blob[start:])
+        start = 0
+        for p in odd:
+            t = token_ids[p]
+            k = id_roles.get(t)
+            if k is None and t not in drop:
+                return False  # a hole: the loop raises, before any state changes
+            if p > start:
+                actions.append(table[token_ids[start]] if p == start + 1 else _join(table, token_ids[start:p]))
+            if k is not None:
+                actions.append(k)
+            start = p + 1
+        if start < n:
+            actions.append(table[token_ids[start]] if n == start + 1 else _join(table, token_ids[start:]))
         self._act(actions)
         return True
 
@@ -959,3 +986,22 @@ def _types_of(spec: Any) -> list[str]:
             return ["array"]
         return ["any"]
     return out
+
+
+def _join(table: tuple[bytes | None, ...], ids: list[int]) -> bytes:
+    """The bytes of two or more valid ordinary ids, back to back (one C-level gather and join)."""
+    return b"".join(itemgetter(*ids)(table))
+
+
+def _id_array(token_ids: list[Any] | tuple[Any, ...]) -> Any:
+    """Integer ids as a numpy ``uint32`` array (one C-speed conversion), or None where the
+    per-token loop must read them: a value that is no integer, is negative or over 32 bits, or
+    is a ``bool`` (``array`` takes those as 0 and 1; the loop refuses them)."""
+    try:
+        arr = np.frombuffer(array("I", token_ids), dtype=np.uint32)
+    except (TypeError, OverflowError, ValueError):
+        return None
+    small = np.flatnonzero(arr <= 1)
+    if len(small) and any(type(token_ids[i]) is bool for i in small.tolist()):
+        return None
+    return arr

@@ -17,6 +17,7 @@ state machine.
 from __future__ import annotations
 
 import re
+from json.decoder import JSONDecoder
 from json.decoder import scanstring as _scanstring
 
 # States.
@@ -44,6 +45,14 @@ _N_COMPLETE = frozenset((_N_ZERO, _N_INT, _N_FRAC, _N_EXP))
 _STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})++')
 #: Characters left in a chunk from which a string is read by the C string scanner (when a quote follows).
 _LONG = 32
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+# The C decoder's value reader, refusing NaN/Infinity as the scanner does.
+_scan_once = JSONDecoder(parse_constant=_no_constant).scan_once
 _WS_RUN = re.compile(r"[ \t\n\r]+")
 _DIGIT_RUN = re.compile(r"[0-9]+")
 _WS = " \t\n\r"
@@ -173,6 +182,26 @@ class JsonScanner:
                     self.state = ERROR
                     return i
             elif state <= KEY:  # VALUE, ARRAY_FIRST, OBJECT_FIRST, KEY
+                if (
+                    state in (OBJECT_FIRST, ARRAY_FIRST)
+                    and len(stack) > stop_depth
+                    and n - i >= _LONG
+                    and i > 0
+                    and s[i - 1] in "{["
+                ):
+                    # A container just opened, with no stop inside it: the C decoder reads it whole
+                    # if it is complete and valid here (else the machine below finds where it is not).
+                    try:
+                        i = _scan_once(s, i - 1)[1]
+                    except (StopIteration, ValueError, RecursionError):
+                        pass
+                    else:
+                        stack.pop()
+                        state = AFTER if stack else DONE
+                        if state == DONE or len(stack) <= stop_depth:
+                            self.state = state
+                            return i
+                        continue
                 c = s[i]
                 if c in _WS:
                     m = _WS_RUN.match(s, i)

@@ -110,7 +110,6 @@ class Tables:
     """
 
     __slots__ = (
-        "bulk",
         "byte_automaton",
         "byte_roles",
         "drop_ids",
@@ -171,8 +170,7 @@ class Tables:
         self.byte_roles: tuple[int, ...] = tuple(byte_roles)
         self.vocab_size = tok.vocab_size
         self.token_table: tuple[bytes | None, ...] | None = None  # filled on the first ids feed
-        self.bulk: ByteArrays | None = None  # filled on the first long ids feed
-        self.id_kinds: Any = None  # per id: ORDINARY, MARKER, DROPPED or HOLE (numpy int8), with ``bulk``
+        self.id_kinds: Any = None  # per id: ORDINARY, MARKER, DROPPED or HOLE (numpy int8), on the first long feed
 
     def load_token_table(self, tok: Tokenizer) -> tuple[bytes | None, ...]:
         table = self.token_table
@@ -180,68 +178,24 @@ class Tables:
             table = self.token_table = tok.token_bytes_table
         return table
 
-    def load_bulk(self, tok: Tokenizer) -> tuple[ByteArrays, Any]:
-        """The tokenizer's byte arrays and this format pair's kind of every id (built once, on the
-        first long ids feed: O(vocabulary) once, then shared)."""
-        bulk, kinds = self.bulk, self.id_kinds
-        if bulk is None or kinds is None:
-            bulk = byte_arrays(tok, self.load_token_table(tok))
-            kinds = np.where(bulk.holes, np.int8(HOLE), np.int8(ORDINARY))
+    def load_kinds(self, tok: Tokenizer) -> Any:
+        """This format pair's kind of every id (numpy ``int8``: 0 for an ordinary token), built once,
+        on the first long ids feed: O(vocabulary) once, then shared."""
+        kinds = self.id_kinds
+        if kinds is None:
+            table = self.load_token_table(tok)
+            kinds = np.where(np.fromiter((b is None for b in table), dtype=np.bool_, count=len(table)), HOLE, ORDINARY)
+            kinds = kinds.astype(np.int8)
             n = len(kinds)
-            drops = [i for i in self.drop_ids if 0 <= i < n]
-            kinds[drops] = DROPPED
-            markers = [i for i in self.id_roles if 0 <= i < n]
-            kinds[markers] = MARKER
+            kinds[[i for i in self.drop_ids if 0 <= i < n]] = DROPPED
+            kinds[[i for i in self.id_roles if 0 <= i < n]] = MARKER
             kinds.flags.writeable = False
             self.id_kinds = kinds
-            self.bulk = bulk
-        return bulk, kinds
+        return kinds
 
 
 #: Kinds of ids in :attr:`Tables.id_kinds` (the precedence of the per-token path: marker, dropped, hole).
 ORDINARY, MARKER, DROPPED, HOLE = 0, 1, 2, 3
-
-
-class ByteArrays:
-    """A tokenizer's byte table as flat numpy arrays: every token's bytes back to back (``flat``),
-    where each starts (``starts``), its length (``lengths``) and which ids are holes (``holes``).
-    Joining the bytes of many ids is then a few vectorised gathers."""
-
-    __slots__ = ("flat", "holes", "lengths", "starts")
-
-    def __init__(self, table: tuple[bytes | None, ...]):
-        n = len(table)
-        self.lengths = np.fromiter((len(b) if b is not None else 0 for b in table), dtype=np.int64, count=n)
-        self.holes = np.fromiter((b is None for b in table), dtype=np.bool_, count=n)
-        self.starts = np.zeros(n, dtype=np.int64)
-        if n > 1:
-            np.cumsum(self.lengths[:-1], out=self.starts[1:])
-        self.flat = np.frombuffer(b"".join([b for b in table if b is not None]), dtype=np.uint8)
-        for a in (self.lengths, self.holes, self.starts):
-            a.flags.writeable = False
-
-    def join(self, ids: Any, lengths: Any, ends: Any) -> bytes:
-        """The bytes of ``ids`` (a valid numpy int64 array) back to back, each id contributing
-        ``lengths[i]`` bytes (its own length, or 0 to leave it out); ``ends``: ``cumsum(lengths)``."""
-        total = int(ends[-1]) if len(ends) else 0
-        if not total:
-            return b""
-        shift = np.repeat(self.starts[ids] - (ends - lengths), lengths)
-        shift += np.arange(total, dtype=np.int64)
-        return self.flat[shift].tobytes()
-
-
-_bytes_lock = threading.Lock()
-_bytes_cache: weakref.WeakKeyDictionary[Tokenizer, ByteArrays] = weakref.WeakKeyDictionary()
-
-
-def byte_arrays(tok: Tokenizer, table: tuple[bytes | None, ...]) -> ByteArrays:
-    """The :class:`ByteArrays` of ``tok`` (built once per tokenizer, single-flight, held weakly by it)."""
-    with _bytes_lock:
-        arrays = _bytes_cache.get(tok)
-        if arrays is None:
-            arrays = _bytes_cache[tok] = ByteArrays(table)
-        return arrays
 
 
 _lock = threading.Lock()
