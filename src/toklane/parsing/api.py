@@ -17,7 +17,7 @@ from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
 from .harmony import HarmonyParser
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
-from .tables import Tables, cached_tables, tables_for
+from .tables import Tables, tables_for
 from .types import ParseResult
 
 _U32 = np.dtype(np.uint32)
@@ -133,6 +133,7 @@ class _Combo:
 
 # Only validated pairs of known names are stored: bounded by the format tables.
 _COMBOS: dict[tuple[Any, Any], _Combo] = {}
+_CANONICAL: dict[tuple[str, str], _Combo] = {}
 
 
 def _combo(reasoning: Any, tools: Any) -> _Combo:
@@ -153,7 +154,9 @@ def _combo(reasoning: Any, tools: Any) -> _Combo:
             f"reasoning format {rfmt.name!r} and tool format {tfmt.name!r} cannot be combined: "
             "they are read by different message machines"
         )
-    combo = _COMBOS[(reasoning, tools)] = _Combo(rfmt, tfmt)
+    combo = _Combo(rfmt, tfmt)
+    # One object per canonical pair (aliases share it): it keys the per-tokenizer tables.
+    combo = _COMBOS[(reasoning, tools)] = _CANONICAL.setdefault(combo.key, combo)
     return combo
 
 
@@ -218,10 +221,11 @@ def get_parser(
     combo = _COMBOS.get((reasoning, tools))
     if combo is None:
         combo = _combo(reasoning, tools)
-    tables = cached_tables(tok, combo.key)
-    if tables is None:
+    try:
+        tables = tok._toklane_parsing_tables[combo]  # type: ignore[attr-defined]
+    except (AttributeError, KeyError):
         rfmt, tfmt = combo.rfmt, combo.tfmt
-        tables = tables_for(tok, combo.key, lambda: _build_tables(tok, rfmt, tfmt))
+        tables = tables_for(tok, combo, lambda: _build_tables(tok, rfmt, tfmt))
     if unknown_tools != "keep" and unknown_tools not in UNKNOWN_TOOLS:
         raise ValueError(f"unknown_tools must be one of {', '.join(map(repr, UNKNOWN_TOOLS))}, not {unknown_tools!r}")
     return combo.cls(tok, tables, combo.rfmt, combo.tfmt, tools_schema, thinking, stream_arguments, unknown_tools)

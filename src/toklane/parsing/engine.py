@@ -77,9 +77,7 @@ class Channel:
     sep = ""  # separator emitted before the next text (Harmony messages)
     held: list[str] | tuple[()] = ()  # trailing whitespace, emitted only if more text follows
     stash: list[str] | tuple[()] = ()  # held whitespace set aside while a tool-call block is undecided
-
-    def __init__(self) -> None:
-        self.out: list[str] = []
+    out: list[str] | tuple[()] = ()  # text emitted since the last delta (a list once there is some)
 
     def put(self, s: str) -> None:
         if self.lead:
@@ -95,6 +93,8 @@ class Channel:
                 self.held = [s]
             return
         out = self.out
+        if not out:
+            out = self.out = []
         if self.sep:
             out.append(self.sep)
             self.sep = ""
@@ -131,7 +131,7 @@ class Channel:
     def flush(self) -> None:
         """End of output: held trailing whitespace is kept."""
         if self.held:
-            self.out.extend(self.held)
+            self.out = [*self.out, *self.held]
             self.held = ()
 
 
@@ -170,6 +170,7 @@ class StreamParser:
     _bhold = b""  # bytes held back (they may start a text marker)
     _split = False  # the decoder holds the first bytes of a character
     _ids: bool | None = None  # which input the stream uses, fixed by the first feed
+    _plain_ids = False  # reading ids, with no text markers (a token's text is read as it is)
     _done = False
     _call: _Call | None = None  # the call being read
     _ncalls = 0  # calls sent so far (the next call's index)
@@ -184,6 +185,10 @@ class StreamParser:
     _prev = ""  # the last character of content text read since the last structure (anchors glued to it are text)
     _unknown = ""  # unknown_tools policy when it can apply ("drop"/"content" with a tools_schema), else ""
     _rejected = False  # the call that just completed is not sent (unknown tool): its raw text is routed
+    _tool_out: list[list[Any]] | tuple[()] = ()  # [index, id, name, argument parts] per call piece since the last delta
+    _schema: Any = None  # the request's tools_schema
+    _stream_args = False
+    _mode = CONTENT
 
     def __init__(
         self,
@@ -196,18 +201,18 @@ class StreamParser:
         stream_arguments: bool,
         unknown_tools: str = "keep",
     ):
-        validate_tools_schema(tools_schema)  # malformed schemas fail here, not mid-stream
-        if unknown_tools != "keep" and tools_schema is not None:
-            self._unknown = unknown_tools
+        if tools_schema is not None:
+            validate_tools_schema(tools_schema)  # malformed schemas fail here, not mid-stream
+            self._schema = tools_schema
+            if unknown_tools != "keep":
+                self._unknown = unknown_tools
+        if stream_arguments:
+            self._stream_args = True
         self._tok = tok
         self._tables = tables
         self._reasoning_fmt = reasoning
         self._tools = tools
-        self._schema = tools_schema
-        self._stream_args = stream_arguments
         self._content = Channel()
-        self._tool_out: list[list[Any]] = []
-        self._mode = CONTENT
         if reasoning is not None:
             inside = reasoning.implicit_start if thinking is None else thinking
             if reasoning.in_content:  # append-think: the pre-filled start marker goes back in front
@@ -226,6 +231,21 @@ class StreamParser:
         if self._done:
             raise RuntimeError("this parser has finished; use a new one per request")
         if token_ids is not None:
+            # The decode loop's step: one ordinary token whose bytes are whole characters, in a
+            # stream already reading ids with no text markers -- decoded and read directly.
+            if type(token_ids) is list and len(token_ids) == 1 and self._plain_ids:
+                t = token_ids[0]
+                if type(t) is int and 0 <= t < self._size and t not in self._special:
+                    data = self._table[t]
+                    if data is not None and not self._split:
+                        try:
+                            text = data.decode()
+                        except UnicodeDecodeError:
+                            pass
+                        else:
+                            if text:
+                                self._text(text)
+                            return self._take()
             self._feed_ids(token_ids)
         elif text is not None:
             self._feed_text(text)
@@ -503,10 +523,13 @@ class StreamParser:
         self._id_roles = tables.id_roles
         self._drop_ids = tables.drop_ids
         self._size = tables.vocab_size
+        self._special = tables.special_ids
         self._ids = True
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         if tables.byte_automaton is not None:
             self._bm = tables.byte_automaton.matcher()
+        else:
+            self._plain_ids = True
 
     def _decode(self, data: bytes, final: bool = False) -> str:
         """UTF-8 text of ``data``; an unfinished character at the end waits for its next bytes
@@ -570,15 +593,15 @@ class StreamParser:
         if channel is not None and channel.out:
             out = channel.out
             reasoning = out[0] if len(out) == 1 else "".join(out)
-            channel.out = []
+            channel.out = ()
         out = self._content.out
         if out:
             content = out[0] if len(out) == 1 else "".join(out)
-            self._content.out = []
+            self._content.out = ()
         t = self._tool_out
         if not t:
             return Delta(reasoning, content, [])
-        self._tool_out = []
+        self._tool_out = ()
         return Delta(reasoning, content, [ToolCallDelta(e[0], e[1], e[2], "".join(e[3])) for e in t])
 
     def _new_id(self) -> str:
@@ -611,8 +634,10 @@ class StreamParser:
         out = self._tool_out
         if out and out[-1][0] == call.index:
             out[-1][3].append(fragment)
+        elif out:
+            out.append([call.index, None, None, [fragment]])  # type: ignore[union-attr]
         else:
-            out.append([call.index, None, None, [fragment]])
+            self._tool_out = [[call.index, None, None, [fragment]]]
 
     def call_done(self) -> None:
         call = self._call
@@ -653,7 +678,11 @@ class StreamParser:
         call.index = self._ncalls
         self._ncalls += 1
         parts, call.parts = call.parts, []
-        self._tool_out.append([call.index, call.id or self._new_id(), call.name, parts])
+        entry = [call.index, call.id or self._new_id(), call.name, parts]
+        if self._tool_out:
+            self._tool_out.append(entry)  # type: ignore[union-attr]
+        else:
+            self._tool_out = [entry]
 
     def _channel_r(self) -> Channel:
         """The reasoning channel (only parsers with a reasoning format have one)."""

@@ -23,7 +23,6 @@ resolved texts are what is matched, in ids and in text.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -110,12 +109,14 @@ class Tables:
     """
 
     __slots__ = (
+        "__weakref__",
         "byte_automaton",
         "byte_roles",
         "drop_ids",
         "id_kinds",
         "id_roles",
         "roles",
+        "special_ids",
         "text_automaton",
         "text_roles",
         "texts",
@@ -161,6 +162,7 @@ class Tables:
             t for t in tok.added_tokens if t.special and t.id not in id_roles and t.content and t.content not in keep
         ]
         self.drop_ids = frozenset(t.id for t in drops)
+        self.special_ids = self.drop_ids | frozenset(id_roles)  # ids that are no ordinary token's text
         marker_texts = set(self.texts)
         drop_texts = sorted({t.content for t in drops} - marker_texts)
         self.text_automaton: Automaton[str] = Automaton([*self.texts, *drop_texts])
@@ -199,33 +201,22 @@ ORDINARY, MARKER, DROPPED, HOLE = 0, 1, 2, 3
 
 
 _lock = threading.Lock()
-_cache: weakref.WeakKeyDictionary[Tokenizer, dict[tuple[str, str], Tables]] = weakref.WeakKeyDictionary()
-# The last tokenizer looked up (a weak reference) and its tables: a server asks for the same
-# tokenizer on every request, and this skips the weak-dictionary lookup. It holds the tokenizer
-# weakly; its tables (which do not reference the tokenizer) stay until another tokenizer is used.
-_last: tuple[weakref.ref[Tokenizer], dict[tuple[str, str], Tables]] | None = None
+
+#: Name of the per-tokenizer dictionary of tables, kept on the tokenizer object itself: the tables
+#: live as long as it does (they hold no reference back to it) and a warm lookup is one attribute
+#: read and one dictionary read.
+SLOT = "_toklane_parsing_tables"
 
 
-def cached_tables(tok: Tokenizer, key: tuple[str, str]) -> Tables | None:
-    """The tables of ``tok`` for ``key`` if they were built already (the per-request fast path)."""
-    global _last
-    last = _last
-    if last is not None and last[0]() is tok:
-        return last[1].get(key)
-    per_tok = _cache.get(tok)
-    if per_tok is None:
-        return None
-    _last = (weakref.ref(tok), per_tok)
-    return per_tok.get(key)
-
-
-def tables_for(tok: Tokenizer, key: tuple[str, str], build: Callable[[], Tables]) -> Tables:
+def tables_for(tok: Tokenizer, key: Any, build: Callable[[], Tables]) -> Tables:
     """The tables of ``tok`` for ``key``, built by ``build()`` once (single-flight; failures are not cached)."""
     with _lock:
-        per_tok = _cache.get(tok)
+        per_tok = tok.__dict__.get(SLOT)
         if per_tok is None:
-            per_tok = _cache[tok] = {}
+            per_tok = {}
+            setattr(tok, SLOT, per_tok)
         tables = per_tok.get(key)
         if tables is None:
-            tables = per_tok[key] = build()
+            tables = build()
+            per_tok[key] = tables
         return tables
