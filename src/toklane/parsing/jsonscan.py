@@ -17,8 +17,7 @@ state machine.
 from __future__ import annotations
 
 import re
-from json.decoder import JSONDecoder
-from json.decoder import scanstring as _scanstring
+from json.decoder import JSONDecoder, scanstring
 
 # States.
 VALUE = 0  # a value must start here
@@ -44,15 +43,15 @@ _N_COMPLETE = frozenset((_N_ZERO, _N_INT, _N_FRAC, _N_EXP))
 # is examined once -- no backtracking on model output.
 _STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})++')
 #: Characters left in a chunk from which a string is read by the C string scanner (when a quote follows).
-_LONG = 32
+LONG = 32
 
 
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-# The C decoder's value reader, refusing NaN/Infinity as the scanner does.
-_scan_once = JSONDecoder(parse_constant=_no_constant).scan_once
+#: The C decoder's value reader (``scan_value(s, i) -> (value, end)``), refusing NaN/Infinity as the scanner does.
+scan_value = JSONDecoder(parse_constant=_no_constant).scan_once
 _WS_RUN = re.compile(r"[ \t\n\r]+")
 _DIGIT_RUN = re.compile(r"[0-9]+")
 _WS = " \t\n\r"
@@ -124,11 +123,11 @@ class JsonScanner:
         stack = self._stack
         while i < n:
             if state == STRING:
-                if n - i >= _LONG and s.find('"', i) >= 0:
+                if n - i >= LONG and s.find('"', i) >= 0:
                     # A long span holding a quote: the C string scanner checks exactly what the run
                     # below does (plain characters, complete escapes) and finds the closing quote.
                     try:
-                        i = _scanstring(s, i)[1]
+                        i = scanstring(s, i)[1]
                     except ValueError:
                         pass  # an invalid character, escape or no closing quote: the run finds where
                     else:
@@ -185,14 +184,14 @@ class JsonScanner:
                 if (
                     state in (OBJECT_FIRST, ARRAY_FIRST)
                     and len(stack) > stop_depth
-                    and n - i >= _LONG
+                    and n - i >= LONG
                     and i > 0
                     and s[i - 1] in "{["
                 ):
                     # A container just opened, with no stop inside it: the C decoder reads it whole
                     # if it is complete and valid here (else the machine below finds where it is not).
                     try:
-                        i = _scan_once(s, i - 1)[1]
+                        i = scan_value(s, i - 1)[1]
                     except (StopIteration, ValueError, RecursionError):
                         pass
                     else:

@@ -4,10 +4,27 @@
 from __future__ import annotations
 
 import json
+import re
 
 from ..block import ENDED, WS, Body, Sink
 from ..block import first_non_ws as _first_non_ws
-from ..jsonscan import AFTER, COLON, DONE, ERROR, ESCAPE, OBJECT_FIRST, STRING, UNICODE, JsonScanner, is_json
+from ..jsonscan import (
+    AFTER,
+    COLON,
+    DONE,
+    ERROR,
+    ESCAPE,
+    LONG,
+    OBJECT_FIRST,
+    STRING,
+    UNICODE,
+    JsonScanner,
+    is_json,
+    scan_value,
+    scanstring,
+)
+
+_skip_ws = re.compile(r"[ \t\n\r]*").match
 
 #: Default member names of a call object: the function's name, and its arguments.
 NAME_KEYS = ("name",)
@@ -123,6 +140,10 @@ class JsonCallObject:
     def text(self, s: str, i: int) -> int:
         sc = self.scanner
         n = len(s)
+        if self.phase == _C_START and n - i >= LONG and not sc.started and self.only_keys is None and not self.mapping:
+            j = self._whole(s, i)
+            if j >= 0:
+                return j
         if i == 0 and self.vstarted and self.phase == _C_VALUE and sc.plain(s):  # inside a string value
             self._value_piece(s)
             return n
@@ -163,6 +184,45 @@ class JsonCallObject:
                 self._object_end()
                 return i
         return i
+
+    def _whole(self, s: str, i: int) -> int:
+        """A whole call object in ``s`` at ``i``, read by the C decoder: where it ends, or -1 (nothing
+        read) unless it is complete, valid and plainly a call -- exactly one non-empty string name,
+        exactly one arguments object. Anything else is left to the scanner, which reads it as always;
+        what this reads is what the scanner would send (the name, the arguments as written)."""
+        start = _first_non_ws(s, i)
+        if start >= len(s) or s[start] != "{":
+            return -1
+        try:
+            end = scan_value(s, start)[1]
+        except (StopIteration, ValueError, RecursionError):
+            return -1
+        name: list[str] = []
+        args: list[str] = []
+        pos = _skip_ws(s, start + 1).end()
+        while s[pos] != "}":  # a valid object: "key": value, ...
+            key, pos = scanstring(s, pos + 1)
+            pos = _skip_ws(s, _skip_ws(s, pos).end() + 1).end()  # past ':'
+            value, after = scan_value(s, pos)
+            if key in self.name_keys:
+                if type(value) is not str or not value:
+                    return -1
+                name.append(value)
+            elif key in self.args_keys:
+                if type(value) is not dict:
+                    return -1
+                args.append(s[pos:after])
+            pos = _skip_ws(s, after).end()
+            if s[pos] == ",":
+                pos = _skip_ws(s, pos + 1).end()
+        if len(name) != 1 or len(args) != 1:
+            return -1
+        self.p.call_name(name[0])
+        self.p.call_args(args[0])
+        self.named = self.seen_args = True
+        self.phase = _C_DONE
+        self.scanner.state = DONE
+        return end
 
     def _key_end(self) -> None:
         raw = "".join(self.buf).lstrip(WS + ",")
