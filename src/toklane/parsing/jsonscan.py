@@ -120,6 +120,7 @@ class JsonScanner:
         """
         n = len(s)
         state = self.state
+        fail = 0  # the C decoder refused a container here: openers before it are left to the machine
         stack = self._stack
         while i < n:
             if state == STRING:
@@ -185,15 +186,21 @@ class JsonScanner:
                     state in (OBJECT_FIRST, ARRAY_FIRST)
                     and len(stack) > stop_depth
                     and n - i >= LONG
-                    and i > 0
+                    and i > fail
                     and s[i - 1] in "{["
                 ):
                     # A container just opened, with no stop inside it: the C decoder reads it whole
                     # if it is complete and valid here (else the machine below finds where it is not).
+                    # After a refusal no container opened before the point it reached is tried again
+                    # (nested unclosed openers would otherwise be re-read: quadratic).
                     try:
                         i = scan_value(s, i - 1)[1]
-                    except (StopIteration, ValueError, RecursionError):
-                        pass
+                    except StopIteration as e:
+                        fail = e.value if isinstance(e.value, int) else n
+                    except ValueError as e:
+                        fail = getattr(e, "pos", n)
+                    except RecursionError:
+                        fail = n
                     else:
                         stack.pop()
                         state = AFTER if stack else DONE
