@@ -555,6 +555,27 @@ class StreamParser:
             return
         roles = self._tables.byte_roles
         hold = self._bhold
+        if len(data) >= _SCAN:  # many bytes: every text marker found by one compiled scan
+            s = hold + data if hold else data
+            bm.reset()
+            hits = bm.find_all(s)
+            if hits is not None:
+                pos = 0
+                for k, start, end in hits:
+                    text = self._decode(s[pos:start], True)
+                    if text:
+                        self._text(text)
+                    self._marker(roles[k])
+                    pos = end
+                cut = len(s) - bm.partial
+                if cut > pos:
+                    text = self._decode(s[pos:cut])
+                    if text:
+                        self._text(text)
+                self._bhold = s[cut:] if cut < len(s) else b""
+                return
+            self._bhold = hold = b""
+            data = s  # not scannable: the DFA reads it all from the root
         pos = 0
         while (hit := bm.search(data, pos)) is not None:
             end = hit.end
