@@ -692,7 +692,7 @@ IDS_PEERS = {"vllm openai_gptoss+openai", "openai-harmony (Rust)"}  # parse toke
 OURS = {
     "text": "toklane parse(text=)",
     "ids": "toklane parse(token_ids=)",
-    "batch": f"toklane parse_batch({BATCH} id lists), per output",
+    "batch": f"toklane parse_batch, per id list of {BATCH}",
 }
 
 
@@ -734,7 +734,7 @@ def whole_section(repeat: int = 7) -> None:
             rows.append([f"  {peer}", *cells, same])
         rows.append(
             [
-                "  transformers decode(ids) (not in text peers' times)",
+                "  (HF decode(ids): not in text peers')",
                 *(f"{ns[n]['decode']:.1f}" for n in WHOLE_LENGTHS),
                 "",
             ]
@@ -746,14 +746,14 @@ def whole_section(repeat: int = 7) -> None:
             timed = [p for p in contenders if p in ns[n]]
             best = min([p for p in timed if not agree[n][p]] or timed, key=ns[n].__getitem__)
             ratios = [ns[n][best] / ns[n][way] for way in OURS if way in ns[n]]
-            cells.append(" / ".join(f"{r:.2f}x" for r in ratios))
+            cells.append("/".join(f"{r:.2f}" for r in ratios) + "x")
             from_ids = ns[n][best] + (ns[n]["decode"] if best not in IDS_PEERS else 0.0)
-            decoded.append(" / ".join(f"{from_ids / ns[n][way]:.2f}x" for way in ("ids", "batch") if way in ns[n]))
+            decoded.append("/".join(f"{from_ids / ns[n][way]:.2f}" for way in ("ids", "batch") if way in ns[n]) + "x")
             total += 1
             misses += min(ratios) < 1.5
             verdict.append("met" if min(ratios) >= 1.5 else "MISSED")
-        rows.append(["  fastest peer / toklane (text / ids / batch)", *cells, f">= 1.5x: {', '.join(verdict)}"])
-        rows.append(["  from ids: (peer + decode) / toklane (ids / batch)", *decoded, "(information)"])
+        rows.append(["  fastest peer / toklane: text/ids/batch", *cells, f">= 1.5x: {' '.join(verdict)}"])
+        rows.append(["  (peer + HF decode) / toklane: ids/batch", *decoded, "(information)"])
     versions = ", ".join(f"{p} {peers.peer_version(p)}" for p in ("vllm", "sglang", "openai-harmony"))
     missing = "; ".join(f"{p} not importable ({why})" for p, why in peers.unavailable.items())
     note = (
