@@ -107,6 +107,16 @@ class Automaton(Generic[S]):
         else:
             self._skip = re.compile("[" + "".join(re.escape(c) for c in sorted(firsts)) + "]")  # type: ignore[arg-type]
 
+    def find_all(self, text: S) -> list[tuple[int, int, int]] | None:
+        """Every match in a whole ``text`` as ``(pattern, start, end)`` -- what a matcher fed
+        ``text`` alone reports -- by the compiled scan; None when that scan is not exact for these
+        patterns (use a matcher)."""
+        scan = self._scan
+        if scan is None:
+            return None
+        index = self._index
+        return [(index[m.group()], *m.span()) for m in scan.finditer(text)]  # type: ignore[arg-type]
+
     def matcher(self) -> StreamMatcher[S]:
         """A fresh per-stream matcher sharing this automaton."""
         return StreamMatcher(self)
@@ -147,11 +157,11 @@ class StreamMatcher(Generic[S]):
         a pattern (``partial`` > 0: prepend the held text and :meth:`reset` first). ``final``: the
         chunk ends the stream (the state is not computed: nothing follows)."""
         auto = self._auto
-        scan = auto._scan
-        if scan is None or self._state:
+        if self._state:
             return None
-        index = auto._index
-        hits = [(index[m.group()], *m.span()) for m in scan.finditer(chunk)]  # type: ignore[union-attr, arg-type]
+        hits = auto.find_all(chunk)
+        if hits is None:
+            return None
         # The held tail: no pattern starts after the last match and completes in the chunk, so the DFA
         # run over the last (longest - 1) symbols from the root ends in the state of the whole chunk.
         if final:

@@ -269,7 +269,21 @@ class StreamParser:
         if token_ids is not None:
             self._feed_ids(token_ids)
         elif text is not None:
-            self._feed_text(text, True)
+            hits = self._tables.text_automaton.find_all(text) if type(text) is str and self._ids is None else None
+            if hits is None:
+                self._feed_text(text, True)
+            else:  # the whole output in one scan: no matcher, nothing held
+                self._ids = False
+                roles = self._tables.text_roles
+                pos = 0
+                for k, start, end in hits:
+                    if start > pos:
+                        self._text(text[pos:start])
+                    if roles[k] >= 0:
+                        self._marker(roles[k])
+                    pos = end
+                if pos < len(text):
+                    self._text(text[pos:] if pos else text)
         self.finish_silently()
         return self._result()
 
