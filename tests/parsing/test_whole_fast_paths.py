@@ -61,3 +61,47 @@ def test_marker_scan_of_whole_text_equals_streaming(parts: list[str]) -> None:
     text = "".join(parts)
     for fmt in ({"reasoning": "qwen3"}, {"reasoning": "qwen3", "tools": "hermes"}, {"tools": "qwen3_coder"}):
         assert norm(toklane.parse(QWEN, text=text, **fmt)) == norm(stream(QWEN, fmt, list(text), False))
+
+
+WS = st.text(alphabet=" \n\t\r", max_size=3)
+PLAIN = st.text(alphabet=st.characters(exclude_characters="<"), max_size=30)
+
+
+@st.composite
+def plain_shaped(draw: Any) -> tuple[str, bool]:
+    """Reasoning, its end marker, content, call blocks, trailing whitespace (the shape parse() reads
+    without the machine), or the same with one twist the machine must read; and whether it is plain."""
+    calls = [
+        json.dumps({"name": draw(st.sampled_from(["f", "write_file"])), "arguments": {"a": draw(st.text(max_size=40))}})
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    blocks = [f"<tool_call>{draw(WS)}{c}{draw(WS)}</tool_call>" for c in calls]
+    twist = draw(st.sampled_from(["", "", "", "text after", "<|im_end|>", ", ", "<think>", '"arguments": "{}"']))
+    if twist == '"arguments": "{}"' and blocks:
+        blocks[-1] = '<tool_call>{"name": "f", "arguments": "{}"}</tool_call>'
+    elif twist == ", " and blocks:
+        blocks[-1] = (
+            blocks[-1].replace("}</tool_call>", "},</tool_call>").replace("}\n</tool_call>", "},\n</tool_call>")
+        )
+    text = draw(PLAIN) + draw(WS) + "</think>" + draw(WS) + draw(PLAIN) + draw(WS)
+    text += "".join(b + draw(WS) for b in blocks)
+    if twist in ("text after", "<|im_end|>", "<think>"):
+        text += twist
+    return text, twist == ""
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=plain_shaped())
+def test_plain_shape_read_without_the_machine_equals_streaming(case: tuple[str, bool]) -> None:
+    text, plain = case
+    fmt = {"reasoning": "qwen3", "tools": "hermes"}
+    parser = toklane.get_parser(QWEN, **fmt)
+    fast = parser._whole_plain(text, parser._tables.text_automaton.find_all(text))
+    expect = norm(stream(QWEN, fmt, list(text), False))  # one character at a time: the machine
+    assert norm(toklane.parse(QWEN, text=text, **fmt)) == expect
+    if plain:  # the shape the fast path exists for is read by it, and gives the machine's result
+        assert fast is not None and norm(fast) == expect
+    reasoning_only = {"reasoning": "qwen3"}
+    assert norm(toklane.parse(QWEN, text=text, **reasoning_only)) == norm(
+        stream(QWEN, reasoning_only, list(text), False)
+    )

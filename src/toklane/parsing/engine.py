@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import InvalidTokenIdError
 from .block import FAILED, OPEN, WS, Body
+from .bodies.json_calls import JsonCalls, plain_call
 from .schema import validate_tools_schema
 from .types import Delta, ParseResult, ToolCall, ToolCallDelta
 
@@ -57,6 +58,8 @@ _ALNUM = string.ascii_letters + string.digits
 
 #: Ids per feed from which the numpy kind table reads a chunk (below: the per-token loop).
 _BULK = 256
+#: Body options of Hermes-style blocks (JSON call objects up to an end marker), read whole by _whole_plain.
+_HERMES_BLOCKS = {"end_role": "call_end", "array": None}
 #: Characters per text feed from which markers are found by one compiled scan (below: the DFA).
 _SCAN = 64
 _I64_MAX = 2**63 - 1
@@ -273,6 +276,10 @@ class StreamParser:
             if hits is None:
                 self._feed_text(text, True)
             else:  # the whole output in one scan: no matcher, nothing held
+                plain = self._whole_plain(text, hits)
+                if plain is not None:
+                    self._done = True
+                    return plain
                 self._ids = False
                 roles = self._tables.text_roles
                 pos = 0
@@ -297,6 +304,43 @@ class StreamParser:
             self._feed_ids(token_ids)
         self.finish_silently()
         return self._result()
+
+    def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
+        """A whole output of the most common shape, read without the machine (None: the machine
+        reads it): the reasoning the template opened, closed by its end marker; then content; then
+        Hermes-style call blocks (one plain call object each, :func:`plain_call`) with nothing but
+        whitespace between and after them. The result is exactly the machine's (tests compare)."""
+        if self._mode != REASONING or self._label or self._unknown or type(self) is not ThinkToolsParser:
+            return None
+        roles, names = self._tables.text_roles, self._tables.roles
+        k, start, end = hits[0] if hits else (0, 0, 0)
+        if not hits or roles[k] < 0 or names[roles[k]] != "reasoning_end":
+            return None
+        calls: list[ToolCall] = []
+        if len(hits) == 1:
+            content = text[end:].lstrip(WS) or None
+        else:
+            tools = self._tools
+            if (len(hits) - 1) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS or tools.anchor:
+                return None
+            if tools.body is not JsonCalls:
+                return None
+            for j in range(1, len(hits), 2):
+                (ka, sa, ea), (kb, sb, _) = hits[j], hits[j + 1]
+                if roles[ka] < 0 or roles[kb] < 0 or names[roles[ka]] != "call_start" or names[roles[kb]] != "call_end":
+                    return None
+                if j > 1 and text[hits[j - 1][2] : sa].strip(WS):  # only whitespace between blocks
+                    return None
+                call = plain_call(text, ea)
+                if call is None or text[call[2] : sb].strip(WS):  # one plain call object per block
+                    return None
+                calls.append(ToolCall(self._new_id(), call[0], call[1]))
+            tail = text[hits[-1][2] :]
+            if tail.strip(WS):
+                return None
+            before = text[end : hits[1][1]].strip(WS)
+            content = before + tail if before else None
+        return ParseResult(text[:start].strip(WS) or None, content, calls)
 
     def finish_silently(self) -> None:
         """:meth:`finish`, leaving what it produces in the buffers (for :meth:`_result`)."""

@@ -186,39 +186,15 @@ class JsonCallObject:
         return i
 
     def _whole(self, s: str, i: int) -> int:
-        """A whole call object in ``s`` at ``i``, read by the C decoder: where it ends, or -1 (nothing
-        read) unless it is complete, valid and plainly a call -- exactly one non-empty string name,
-        exactly one arguments object. Anything else is left to the scanner, which reads it as always;
-        what this reads is what the scanner would send (the name, the arguments as written)."""
-        start = _first_non_ws(s, i)
-        if start >= len(s) or s[start] != "{":
+        """A whole call object in ``s`` at ``i``, read by the C decoder (:func:`plain_call`): where
+        it ends, or -1 (nothing read) unless it is plainly a call. Anything else is left to the
+        scanner, which reads it as always; what this reads is what the scanner would send."""
+        call = plain_call(s, i, self.name_keys, self.args_keys)
+        if call is None:
             return -1
-        try:
-            end = scan_value(s, start)[1]
-        except (StopIteration, ValueError, RecursionError):
-            return -1
-        name: list[str] = []
-        args: list[str] = []
-        pos = _skip_ws(s, start + 1).end()
-        while s[pos] != "}":  # a valid object: "key": value, ...
-            key, pos = scanstring(s, pos + 1)
-            pos = _skip_ws(s, _skip_ws(s, pos).end() + 1).end()  # past ':'
-            value, after = scan_value(s, pos)
-            if key in self.name_keys:
-                if type(value) is not str or not value:
-                    return -1
-                name.append(value)
-            elif key in self.args_keys:
-                if type(value) is not dict:
-                    return -1
-                args.append(s[pos:after])
-            pos = _skip_ws(s, after).end()
-            if s[pos] == ",":
-                pos = _skip_ws(s, pos + 1).end()
-        if len(name) != 1 or len(args) != 1:
-            return -1
-        self.p.call_name(name[0])
-        self.p.call_args(args[0])
+        name, args, end = call
+        self.p.call_name(name)
+        self.p.call_args(args)
         self.named = self.seen_args = True
         self.phase = _C_DONE
         self.scanner.state = DONE
@@ -293,6 +269,42 @@ class JsonCallObject:
                 return self._bad()
             self.p.call_args("{}")
         self.phase = _C_DONE
+
+
+def plain_call(
+    s: str, i: int, name_keys: tuple[str, ...] = NAME_KEYS, args_keys: tuple[str, ...] = ARGS_KEYS
+) -> tuple[str, str, int] | None:
+    """A call object starting at ``s[i:]`` (after whitespace), read whole by the C JSON decoder:
+    ``(name, arguments as written, end)`` -- or None unless it is complete, valid and plainly a call:
+    exactly one non-empty string name, exactly one arguments object (other members ignored)."""
+    start = _first_non_ws(s, i)
+    if start >= len(s) or s[start] != "{":
+        return None
+    try:
+        end = scan_value(s, start)[1]
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    name: list[str] = []
+    args: list[str] = []
+    pos = _skip_ws(s, start + 1).end()
+    while s[pos] != "}":  # a valid object: "key": value, ...
+        key, pos = scanstring(s, pos + 1)
+        pos = _skip_ws(s, _skip_ws(s, pos).end() + 1).end()  # past ':'
+        value, after = scan_value(s, pos)
+        if key in name_keys:
+            if type(value) is not str or not value:
+                return None
+            name.append(value)
+        elif key in args_keys:
+            if type(value) is not dict:
+                return None
+            args.append(s[pos:after])
+        pos = _skip_ws(s, after).end()
+        if s[pos] == ",":
+            pos = _skip_ws(s, pos + 1).end()
+    if len(name) != 1 or len(args) != 1:
+        return None
+    return name[0], args[0], end
 
 
 # States of JsonCalls.
