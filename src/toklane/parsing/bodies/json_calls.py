@@ -276,35 +276,43 @@ def plain_call(
 ) -> tuple[str, str, int] | None:
     """A call object starting at ``s[i:]`` (after whitespace), read whole by the C JSON decoder:
     ``(name, arguments as written, end)`` -- or None unless it is complete, valid and plainly a call:
-    exactly one non-empty string name, exactly one arguments object (other members ignored)."""
+    exactly one non-empty string name, exactly one arguments object (other members ignored). Each
+    member value is decoded once; the structure between them is checked here."""
     start = _first_non_ws(s, i)
     if start >= len(s) or s[start] != "{":
         return None
-    try:
-        end = scan_value(s, start)[1]
-    except (StopIteration, ValueError, RecursionError):
-        return None
     name: list[str] = []
     args: list[str] = []
-    pos = _skip_ws(s, start + 1).end()
-    while s[pos] != "}":  # a valid object: "key": value, ...
-        key, pos = scanstring(s, pos + 1)
-        pos = _skip_ws(s, _skip_ws(s, pos).end() + 1).end()  # past ':'
-        value, after = scan_value(s, pos)
-        if key in name_keys:
-            if type(value) is not str or not value:
+    try:
+        pos = _skip_ws(s, start + 1).end()
+        while True:
+            if s[pos] != '"':
                 return None
-            name.append(value)
-        elif key in args_keys:
-            if type(value) is not dict:
+            key, pos = scanstring(s, pos + 1)
+            pos = _skip_ws(s, pos).end()
+            if s[pos] != ":":
                 return None
-            args.append(s[pos:after])
-        pos = _skip_ws(s, after).end()
-        if s[pos] == ",":
             pos = _skip_ws(s, pos + 1).end()
+            value, after = scan_value(s, pos)
+            if key in name_keys:
+                if type(value) is not str or not value:
+                    return None
+                name.append(value)
+            elif key in args_keys:
+                if type(value) is not dict:
+                    return None
+                args.append(s[pos:after])
+            pos = _skip_ws(s, after).end()
+            if s[pos] == "}":
+                break
+            if s[pos] != ",":
+                return None
+            pos = _skip_ws(s, pos + 1).end()
+    except (StopIteration, ValueError, RecursionError, IndexError):
+        return None  # incomplete or invalid: the scanner finds where
     if len(name) != 1 or len(args) != 1:
         return None
-    return name[0], args[0], end
+    return name[0], args[0], pos + 1
 
 
 # States of JsonCalls.
