@@ -72,7 +72,7 @@ def plain_shaped(draw: Any) -> tuple[str, bool]:
     """Reasoning, its end marker, content, call blocks, trailing whitespace (the shape parse() reads
     without the machine), or the same with one twist the machine must read; and whether it is plain."""
     calls = [
-        json.dumps({"name": draw(st.sampled_from(["f", "write_file"])), "arguments": {"a": draw(st.text(max_size=40))}})
+        json.dumps({"name": draw(st.sampled_from(["f", "write_file"])), "arguments": {"a": draw(PLAIN)}})
         for _ in range(draw(st.integers(0, 3)))
     ]
     blocks = [f"<tool_call>{draw(WS)}{c}{draw(WS)}</tool_call>" for c in calls]
@@ -101,7 +101,10 @@ def test_plain_shape_read_without_the_machine_equals_streaming(case: tuple[str, 
     assert norm(toklane.parse(QWEN, text=text, **fmt)) == expect
     if plain:  # the shape the fast path exists for is read by it, and gives the machine's result
         assert fast is not None and norm(fast) == expect
-    reasoning_only = {"reasoning": "qwen3"}
-    assert norm(toklane.parse(QWEN, text=text, **reasoning_only)) == norm(
-        stream(QWEN, reasoning_only, list(text), False)
-    )
+    for other in ({"reasoning": "qwen3"}, {"tools": "hermes"}):
+        assert norm(toklane.parse(QWEN, text=text, **other)) == norm(stream(QWEN, other, list(text), False))
+    if plain:  # without a reasoning format: everything before the calls is content
+        tools_only = text[text.index("</think>") + len("</think>") :]
+        parser = toklane.get_parser(QWEN, tools="hermes")
+        fast = parser._whole_plain(tools_only, parser._tables.text_automaton.find_all(tools_only))
+        assert fast is not None and norm(fast) == norm(stream(QWEN, {"tools": "hermes"}, list(tools_only), False))

@@ -307,29 +307,36 @@ class StreamParser:
 
     def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
         """A whole output of the most common shape, read without the machine (None: the machine
-        reads it): the reasoning the template opened, closed by its end marker; then content; then
-        Hermes-style call blocks (one plain call object each, :func:`plain_call`) with nothing but
-        whitespace between and after them. The result is exactly the machine's (tests compare)."""
-        if self._mode != REASONING or self._label or self._unknown or type(self) is not ThinkToolsParser:
+        reads it): the reasoning the template opened, closed by its end marker (or no reasoning
+        format); then content; then Hermes-style call blocks (one plain call object each,
+        :func:`plain_call`) with nothing but whitespace between and after them. The result is
+        exactly the machine's (tests compare)."""
+        if self._label or self._unknown or type(self) is not ThinkToolsParser:
             return None
         roles, names = self._tables.text_roles, self._tables.roles
-        k, start, end = hits[0] if hits else (0, 0, 0)
-        if not hits or roles[k] < 0 or names[roles[k]] != "reasoning_end":
+        if self._mode == REASONING:
+            k, start, after = hits[0] if hits else (0, 0, 0)
+            if not hits or roles[k] < 0 or names[roles[k]] != "reasoning_end":
+                return None
+            reasoning, first = text[:start].strip(WS) or None, 1
+        elif self._mode == CONTENT and self._reasoning_fmt is None:
+            reasoning, first, after = None, 0, 0
+        else:
             return None
         calls: list[ToolCall] = []
-        if len(hits) == 1:
-            content = text[end:].lstrip(WS) or None
+        if len(hits) == first:
+            content = text[after:].lstrip(WS) if first else text
         else:
             tools = self._tools
-            if (len(hits) - 1) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS or tools.anchor:
+            if (len(hits) - first) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS or tools.anchor:
                 return None
             if tools.body is not JsonCalls:
                 return None
-            for j in range(1, len(hits), 2):
+            for j in range(first, len(hits), 2):
                 (ka, sa, ea), (kb, sb, _) = hits[j], hits[j + 1]
                 if roles[ka] < 0 or roles[kb] < 0 or names[roles[ka]] != "call_start" or names[roles[kb]] != "call_end":
                     return None
-                if j > 1 and text[hits[j - 1][2] : sa].strip(WS):  # only whitespace between blocks
+                if j > first and text[hits[j - 1][2] : sa].strip(WS):  # only whitespace between blocks
                     return None
                 call = plain_call(text, ea)
                 if call is None or text[call[2] : sb].strip(WS):  # one plain call object per block
@@ -338,9 +345,12 @@ class StreamParser:
             tail = text[hits[-1][2] :]
             if tail.strip(WS):
                 return None
-            before = text[end : hits[1][1]].strip(WS)
+            before = text[after : hits[first][1]]
+            # After reasoning, whitespace that only separates it is layout; the content's own leading
+            # whitespace stays otherwise. Whitespace before a call is layout; after the last, text.
+            before = before.strip(WS) if first else before.rstrip(WS)
             content = before + tail if before else None
-        return ParseResult(text[:start].strip(WS) or None, content, calls)
+        return ParseResult(reasoning, content or None, calls)
 
     def finish_silently(self) -> None:
         """:meth:`finish`, leaving what it produces in the buffers (for :meth:`_result`)."""
