@@ -85,6 +85,10 @@ def plain_shaped(draw: Any) -> tuple[str, bool]:
         )
     text = draw(PLAIN) + draw(WS) + "</think>" + draw(WS) + draw(PLAIN) + draw(WS)
     text += "".join(b + draw(WS) for b in blocks)
+    if draw(st.integers(0, 5)) == 0:  # a call list in the content: a call for formats anchored at "["
+        text = text.replace(
+            "</think>", "</think>" + draw(st.sampled_from(["[f(a=1)]", '[{"name": "f", "arguments": {}}]'])), 1
+        )
     if twist in ("text after", "<|im_end|>", "<think>"):
         text += twist
     return text, twist == ""
@@ -101,7 +105,12 @@ def test_plain_shape_read_without_the_machine_equals_streaming(case: tuple[str, 
     assert norm(toklane.parse(QWEN, text=text, **fmt)) == expect
     if plain:  # the shape the fast path exists for is read by it, and gives the machine's result
         assert fast is not None and norm(fast) == expect
-    for other in ({"reasoning": "qwen3"}, {"tools": "hermes"}):
+    for other in (
+        {"reasoning": "qwen3"},
+        {"tools": "hermes"},
+        {"reasoning": "qwen3", "tools": "pythonic"},
+        {"tools": "xlam"},
+    ):
         assert norm(toklane.parse(QWEN, text=text, **other)) == norm(stream(QWEN, other, list(text), False))
     if plain:  # without a reasoning format: everything before the calls is content
         tools_only = text[text.index("</think>") + len("</think>") :]

@@ -311,8 +311,9 @@ class StreamParser:
         format); then content; then Hermes-style call blocks (one plain call object each,
         :func:`plain_call`) with nothing but whitespace between and after them. The result is
         exactly the machine's (tests compare)."""
-        if self._label or self._unknown or type(self) is not ThinkToolsParser:
-            return None
+        tools = self._tools
+        if self._label or self._unknown or type(self) is not ThinkToolsParser or (tools is not None and tools.anchor):
+            return None  # (an anchor opens calls in the content itself, with no marker)
         roles, names = self._tables.text_roles, self._tables.roles
         if self._mode == REASONING:
             k, start, after = hits[0] if hits else (0, 0, 0)
@@ -327,8 +328,7 @@ class StreamParser:
         if len(hits) == first:
             content = text[after:].lstrip(WS) if first else text
         else:
-            tools = self._tools
-            if (len(hits) - first) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS or tools.anchor:
+            if (len(hits) - first) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS:
                 return None
             if tools.body is not JsonCalls:
                 return None
