@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import threading
-from array import array
 from collections.abc import Iterable
 from itertools import chain
 from typing import Any
@@ -13,14 +12,12 @@ import numpy as np
 
 from ..errors import InvalidTokenIdError, UnknownFormatError
 from ..tokenizer import Tokenizer, load_tokenizer
-from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
+from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser, _id_array
 from .formats import format_modules
 from .harmony import HarmonyParser
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
 from .tables import Tables, tables_for
 from .types import ParseResult
-
-_U32 = np.dtype(np.uint32)
 
 _REASONING: dict[str, ReasoningFormat] = {}
 _TOOLS: dict[str, ToolFormat] = {}
@@ -299,18 +296,12 @@ def _batch_odd(tables: Tables, tok: Tokenizer, items: list[Any]) -> list[list[in
     if len(lists) != len(items) or not items:
         return None
     lengths = [len(x) for x in lists]
-    try:
-        arr = np.frombuffer(array("I", chain.from_iterable(lists)), dtype=_U32)
-    except (TypeError, OverflowError, ValueError):
+    arr = _id_array(list(chain.from_iterable(lists)))
+    if arr is None or not len(arr):
         return None
-    kinds = tables.id_kinds if tables.id_kinds is not None else tables.load_kinds(tok)
-    if not len(arr) or int(arr.max()) >= min(tables.vocab_size, len(kinds)):
+    kinds = tables.load_kinds(tok)
+    if int(arr.max()) >= min(tables.vocab_size, len(kinds)):
         return None
-    small = np.flatnonzero(arr <= 1).tolist()
-    if small:  # ``array`` takes bools as 0 and 1: the per-output path refuses them
-        flat = list(chain.from_iterable(lists))
-        if any(type(flat[i]) is bool for i in small):
-            return None
     odd = np.flatnonzero(kinds[arr])
     bounds = np.cumsum(lengths)
     edges = [0, *np.searchsorted(odd, bounds[:-1]).tolist(), len(odd)]

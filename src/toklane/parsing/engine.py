@@ -62,7 +62,6 @@ _BULK = 256
 _HERMES_BLOCKS = {"end_role": "call_end", "array": None}
 #: Characters per text feed from which markers are found by one compiled scan (below: the DFA).
 _SCAN = 64
-_I64_MAX = 2**63 - 1
 
 # Machine modes.
 CONTENT, REASONING, BLOCK = 0, 1, 2
@@ -281,14 +280,7 @@ class StreamParser:
                     self._done = True
                     return plain
                 self._ids = False
-                roles = self._tables.text_roles
-                pos = 0
-                for k, start, end in hits:
-                    if start > pos:
-                        self._text(text[pos:start])
-                    if roles[k] >= 0:
-                        self._marker(roles[k])
-                    pos = end
+                pos = self._read_hits(text, hits)
                 if pos < len(text):
                     self._text(text[pos:] if pos else text)
         self.finish_silently()
@@ -399,14 +391,7 @@ class StreamParser:
             m.reset()
             hits = m.find_all(s, final)
             if hits is not None:
-                pos = 0
-                for k, start, end in hits:
-                    if start > pos:
-                        self._text(s[pos:start])
-                    k = roles[k]
-                    if k >= 0:
-                        self._marker(k)
-                    pos = end
+                pos = self._read_hits(s, hits)
                 cut = len(s) - m.partial
                 if cut > pos:
                     self._text(s[pos:cut] if pos or cut < len(s) else s)
@@ -432,6 +417,20 @@ class StreamParser:
             self._text(rest[:cut] if cut < len(rest) else rest)
         self._hold = rest[cut:] if cut < len(rest) else ""
 
+    def _read_hits(self, s: str, hits: list[tuple[int, int, int]]) -> int:
+        """The text between the markers found in ``s`` (``(pattern, start, end)``), and the
+        markers; returns where the last one ended."""
+        roles = self._tables.text_roles
+        pos = 0
+        for k, start, end in hits:
+            if start > pos:
+                self._text(s[pos:start])
+            role = roles[k]
+            if role >= 0:  # (else a special token that is no marker: dropped)
+                self._marker(role)
+            pos = end
+        return pos
+
     def _feed_ids(self, token_ids: Any) -> None:
         arr = None
         if type(token_ids) is not list and type(token_ids) is not tuple:
@@ -440,10 +439,8 @@ class StreamParser:
                 and token_ids.ndim == 1
                 and token_ids.dtype.kind in "iu"
                 and len(token_ids) >= _BULK
-            ):  # read in bulk as it is (tolist() only if the per-token loop must read it)
-                arr = token_ids.astype(np.int64, copy=False)
-                if token_ids.dtype.kind == "u" and len(arr) and int(token_ids.max()) > _I64_MAX:
-                    arr, token_ids = None, token_ids.tolist()
+            ):  # read in bulk as it is, any integer dtype (tolist() only if the per-token loop must read it)
+                arr = token_ids
             elif hasattr(token_ids, "tolist"):  # numpy arrays, torch tensors
                 token_ids = token_ids.tolist()
             elif isinstance(token_ids, int):
