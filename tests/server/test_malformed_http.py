@@ -7,12 +7,14 @@ past the cap get a 503.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 
 import pytest
 
 from tests.server.live import error_of, exchange, live_server, parse_response, read_all
+from toklane.server.protocol import LINGER_S
 
 TIMEOUT = 1.0  # header and body timeouts of the server under test
 MAX_CONNECTIONS = 6
@@ -144,6 +146,8 @@ def test_slow_body_gets_408_then_close(port, path):
                 data = s.recv(65536)
             except TimeoutError:
                 continue
+            except ConnectionResetError:  # judged below by what was read before it
+                break
             if not data:
                 break
             chunks.append(data)
@@ -169,6 +173,56 @@ def test_chunked_body_that_stalls_gets_408(port):
         raw = read_all(s)
     assert error_of(raw)[0] == 408
     assert time.monotonic() - start < TIMEOUT + 3
+
+
+@pytest.mark.parametrize("path", ["/v1/count", "/health"])
+def test_client_still_sending_sees_an_orderly_close(port, path):
+    """A body that keeps coming, too slowly: the answer, then a half-close (RFC 9112 9.6).
+
+    The server gives up with input still coming; a plain close would make its kernel answer
+    the client's next bytes with a reset, which on a real network can destroy an answer not
+    yet delivered. The server half-closes instead and reads on for a while.
+    """
+    method = b"POST" if path != "/health" else b"GET"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        start = time.monotonic()
+        s.sendall(
+            method + b" " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        s.setblocking(False)
+        raw, ended = b"", None
+        while ended is None and time.monotonic() - start < TIMEOUT + LINGER_S + 3:
+            with contextlib.suppress(OSError):  # a chunk every few ms (BlockingIOError when the server is behind)
+                s.send(b"1\r\n \r\n")
+            try:
+                data = s.recv(65536)
+            except BlockingIOError:
+                time.sleep(0.005)
+                continue
+            except ConnectionResetError:
+                ended = "reset"
+                break
+            if not data:
+                ended = "eof"
+            raw += data
+        elapsed = time.monotonic() - start
+        s.setblocking(True)
+        after = []  # the server still reads (and drops) what comes after its half-close
+        for _ in range(4):
+            time.sleep(0.05)
+            try:
+                after.append(s.send(b"1\r\n \r\n"))
+            except OSError as exc:  # a closed socket answers with a reset: the next send fails
+                after.append(type(exc).__name__)
+    assert ended == "eof", (ended, raw)
+    assert after == [6] * 4, after  # all sent, none refused
+    if path == "/health":  # answered at once (it reads no body); the endless body is then cut off
+        assert parse_response(raw)[0] == 200
+    else:
+        status, error = error_of(raw)
+        assert status == 408 and "body" in error["message"]
+    assert elapsed < TIMEOUT + 3, elapsed
 
 
 def test_connections_over_the_cap_get_503(port):

@@ -12,7 +12,13 @@ writes is ``{"error": {"type", "message"}}`` JSON, and adds:
 - a header size bound (431, then close);
 - a backstop body-read deadline: the app's :class:`~.limits.BodyLimitMiddleware`
   answers 408 first; this closes connections whose body the app never reads;
-- a connection cap: connections past it are answered 503 and closed.
+- a connection cap: connections past it are answered 503 and closed;
+- a lingering close: a connection closed while its client may still be sending
+  (a request cut off by an error or a timeout) is half-closed, what arrives is
+  read and dropped until the client closes or :data:`LINGER_S` passes, and only
+  then closed. Closing a socket with unread input makes the kernel reset the
+  connection and drop the answer still in its send buffer, so the client would
+  see ``ECONNRESET`` instead of the 408 or 413.
 
 The limits come from the :class:`~.limits.Limits` of the app being served
 (``app.state.limits``, found through any middleware uvicorn wraps around it).
@@ -35,6 +41,7 @@ from uvicorn.server import ServerState
 from .limits import Limits, error_json
 
 GRACE_S = 1.0  # the app's own body timeout answers first; this backstop fires after it
+LINGER_S = 2.0  # the longest a half-closed connection waits for its client to stop sending
 
 
 class _Rejected(Exception):
@@ -88,6 +95,46 @@ async def _send_json_500(cycle: RequestResponseCycle) -> None:
     await cycle.send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+class LingeringTransport:
+    """The connection's transport, whose ``close()`` lingers while the client may still be sending.
+
+    Everything but ``close`` and ``is_closing`` goes to the real transport. The
+    first ``close()`` with ``wants_linger()`` true sends what is buffered and a
+    FIN, keeps reading (the protocol drops what arrives) and closes on the
+    client's EOF or after :data:`LINGER_S`; a second ``close()`` closes at once.
+    """
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop, wants_linger: Any) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._wants_linger = wants_linger
+        self._timer: asyncio.TimerHandle | None = None
+        self.lingering = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+    def is_closing(self) -> bool:
+        return self.lingering or self._transport.is_closing()
+
+    def close(self) -> None:
+        transport = self._transport
+        if self.lingering or transport.is_closing() or not self._wants_linger() or not transport.can_write_eof():
+            self.stop_lingering()
+            transport.close()
+            return
+        self.lingering = True
+        transport.write_eof()
+        if not transport.is_reading():
+            transport.resume_reading()
+        self._timer = self._loop.call_later(LINGER_S, transport.close)
+
+    def stop_lingering(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
 class ToklaneHttpProtocol(HttpToolsProtocol):
     """httptools-based HTTP/1.1 protocol answering in the service's JSON error shape."""
 
@@ -106,10 +153,13 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
         self._header_bytes = 0
         self._admitted = True
         self._problem: tuple[int, str, str] | None = None
+        self._mid_message = False  # a request has begun and its body is not all read
+        self._failed = False  # the server answered an error of its own: input may be left unread
 
     # ------------------------------------------------------------ connection
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        lingering = LingeringTransport(transport, self.loop, lambda: self._mid_message or self._failed)
+        super().connection_made(lingering)  # type: ignore[arg-type]
         self._admitted = len(self.connections) <= self.limits.max_connections
         if not self._admitted:
             self.logger.warning("Connection limit (%d) reached: answering 503.", self.limits.max_connections)
@@ -117,9 +167,12 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self.transport.stop_lingering()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self.transport.lingering:  # the answer is out and the connection is closing: drop the rest
+            return
         self._unset_keepalive_if_required()
         try:
             self.parser.feed_data(data)
@@ -154,6 +207,7 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
     # ------------------------------------------------------------ parser callbacks
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._mid_message = True
         self._awaiting_headers = True
         self._header_bytes = 0
         if self._deadline is None:
@@ -180,6 +234,7 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._disarm()
+        self._mid_message = False
         super().on_message_complete()
         cycle = self.cycle
         if cycle is not None and cycle.response_complete and not self.pipeline and not self.transport.is_closing():
@@ -236,6 +291,7 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
         if in_flight:
             cycle.disconnected = True  # the app's late answer goes nowhere
             cycle.message_event.set()
+        self._failed = True
         self.transport.write(raw_response(status, kind, message, self.server_state.default_headers))
         self.transport.close()
 
