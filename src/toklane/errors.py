@@ -18,14 +18,16 @@ class ToklaneError(Exception):
 class UnknownTokenizerError(ToklaneError, KeyError):
     """A tokenizer name that is neither bundled nor an alias of a bundled one."""
 
-    def __init__(self, spec: str, known: Iterable[str]):
+    def __init__(self, spec: str, known: Iterable[str], suggestions: Iterable[str] = ()):
         self.spec = spec
         self.known = sorted(known)
+        self.suggestions = list(suggestions)  # nearest names and aliases, best first
         super().__init__(spec)
 
     def __str__(self) -> str:  # KeyError would repr() the message otherwise
+        hint = f"did you mean {' or '.join(self.suggestions)}? " if self.suggestions else ""
         return (
-            f"unknown tokenizer {self.spec!r}; bundled tokenizers: "
+            f"unknown tokenizer {self.spec!r}; {hint}bundled tokenizers: "
             f"{', '.join(self.known)} (aliases are listed by `toklane models`); "
             "or pass a path to a tokenizer.json / .tiktoken file / HF tokenizer folder"
         )
