@@ -38,6 +38,7 @@ from ..errors import (
 from ..tokenizer import Tokenizer, load_tokenizer
 from ..tokenizer.registry import bundled_table, loaded_tokenizer, resolve_name
 from ..wire import result_json
+from .docs_assets import add_docs
 from .limits import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -207,6 +208,8 @@ def create_app(
     errors = {"model": ErrorResponse}
     app = FastAPI(
         title="toklane",
+        docs_url=None,  # /docs and /redoc come from add_docs: local assets, no CDN
+        redoc_url=None,
         summary="Tokenize, count and parse LLM output with one shared tokenizer per model.",
         version=_version(),
         responses={
@@ -221,6 +224,7 @@ def create_app(
             503: {**errors, "description": "Connection limit reached"},
         },
     )
+    add_docs(app)
     app.state.served = served
     app.state.limits = limits
     app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes, timeout=body_timeout)
