@@ -168,7 +168,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
         sub = _SUBPATH.match(msg)
         if sub and e.get("type") == "value_error":
             loc, msg = f"{loc}.{sub.group(1)}" if loc else sub.group(1), sub.group(2)
-        part = f"{loc or 'body'}: {msg}"
+        part = msg if not loc and msg.startswith("unknown field ") else f"{loc or 'body'}: {msg}"
         if part not in parts:
             parts.append(part)
         if len(parts) == 5:

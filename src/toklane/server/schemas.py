@@ -8,6 +8,8 @@ naming the field, before any work or response starts.
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -72,7 +74,43 @@ class _Request(BaseModel):
             for key in data:
                 if isinstance(key, str) and _SURROGATE.search(key):
                     raise ValueError("a key holds a lone surrogate; keys must be valid Unicode")
+            unknown = [key for key in data if key not in cls.model_fields]
+            if unknown:
+                raise ValueError("; ".join(unknown_field_message(str(key), list(cls.model_fields)) for key in unknown))
         return data
+
+
+#: Field names of other APIs (vLLM, OpenAI, ours) and the fields that mean the same, in order of preference.
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "prompt": ("text", "messages"),
+    "text": ("prompt", "messages"),
+    "input": ("text", "prompt", "texts"),
+    "inputs": ("texts", "text", "prompt"),
+    "content": ("text", "prompt"),
+    "prompts": ("texts",),
+    "token_ids": ("tokens",),
+    "tokens": ("token_ids", "chunks"),
+    "ids": ("tokens", "token_ids"),
+    "input_ids": ("tokens", "token_ids"),
+    "output": ("text", "token_ids"),
+    "tool_call_parser": ("tools",),
+    "reasoning_parser": ("reasoning",),
+    "tool_parser": ("tools",),
+    "model_name": ("model",),
+    "skip_special": ("skip_special_tokens",),
+}
+
+
+def unknown_field_message(key: str, fields: list[str]) -> str:
+    """``unknown field "prompt"; did you mean "text"?`` (the nearest field by alias, else by spelling)."""
+    shown = json.dumps(key if len(key) <= 64 else key[:61] + "...", ensure_ascii=False)
+    near = next((f for f in FIELD_ALIASES.get(key, ()) if f in fields), None)
+    if near is None:
+        close = difflib.get_close_matches(key, fields, n=1, cutoff=0.6)
+        near = close[0] if close else None
+    if near is not None:
+        return f'unknown field {shown}; did you mean "{near}"?'
+    return f"unknown field {shown}; the fields are {', '.join(fields)}"
 
 
 def _exactly_one(obj: BaseModel, fields: tuple[str, ...]) -> None:
