@@ -510,6 +510,11 @@ class BundledTokenizer:
     description: str
     load: Callable[[tuple[str, ...]], Tokenizer] = field(repr=False)
     extra: str | None = None
+    # Sizes of the loaded tokenizer, kept here so listing them loads nothing (`toklane models
+    # --sizes`); tests/test_cli_models.py checks them against every loaded tokenizer.
+    vocab_size: int = 0  # the id space: largest id + 1
+    tokens: int = 0  # len(tokenizer): ids that hold a token
+    special_tokens: int = 0  # len(tokenizer.special_tokens)
 
 
 BUNDLED: tuple[BundledTokenizer, ...] = (
@@ -520,6 +525,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "quicktok",
         "Qwen3.5 / Qwen3.6 (248,044 ranks + 33 added tokens; NFC; tiktoken for words with a combining mark)",
         _qwen3_6,
+        vocab_size=248_077,
+        tokens=248_077,
+        special_tokens=33,
     ),
     BundledTokenizer(
         "qwen3",
@@ -528,6 +536,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "quicktok",
         "Qwen2 / Qwen2.5 / Qwen3 (151,643 ranks + 26 added tokens; NFC)",
         lambda a: _quicktok("qwen3", "qwen3", QWEN3, a),
+        vocab_size=151_669,
+        tokens=151_669,
+        special_tokens=26,
     ),
     BundledTokenizer(
         "deepseek-v4",
@@ -536,6 +547,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "tiktoken",
         "DeepSeek-V4 (HF tokenizer.json as ranks + one pattern; <think>, tool-call and DSML tokens)",
         _deepseek_v4,
+        vocab_size=129_280,
+        tokens=129_280,
+        special_tokens=1_283,
     ),
     BundledTokenizer(
         "llama3",
@@ -544,6 +558,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "quicktok",
         "Llama 3.1+ (128,000 ranks + 256 added tokens, 3.1 names)",
         lambda a: _quicktok("llama3", "llama3", LLAMA3, a),
+        vocab_size=128_256,
+        tokens=128_256,
+        special_tokens=256,
     ),
     BundledTokenizer(
         "cl100k_base",
@@ -552,6 +569,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "quicktok",
         "OpenAI cl100k_base (GPT-4, GPT-3.5)",
         lambda a: _quicktok("cl100k_base", "cl100k_base", CL100K, a),
+        vocab_size=100_277,
+        tokens=100_261,
+        special_tokens=5,
     ),
     BundledTokenizer(
         "o200k_base",
@@ -560,6 +580,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "quicktok",
         "OpenAI o200k_base (GPT-4o, GPT-4.1, o-series)",
         lambda a: _quicktok("o200k_base", "o200k_base", O200K, a),
+        vocab_size=200_019,
+        tokens=200_000,
+        special_tokens=2,
     ),
     BundledTokenizer(
         "o200k_harmony",
@@ -568,6 +591,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "quicktok",
         "OpenAI o200k_harmony (gpt-oss; Harmony specials)",
         lambda a: _quicktok("o200k_harmony", "o200k_harmony", O200K_HARMONY, a),
+        vocab_size=201_088,
+        tokens=201_088,
+        special_tokens=1_090,
     ),
     BundledTokenizer(
         "mistral-tekken",
@@ -577,5 +603,8 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "Mistral Tekken (Nemo; 1,000 control tokens + 130,072 ranks); optional extra",
         _mistral_tekken,
         extra="mistral",
+        vocab_size=131_072,
+        tokens=131_072,
+        special_tokens=1_000,
     ),
 )
