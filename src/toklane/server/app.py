@@ -12,6 +12,7 @@ the chunk limit -> 413, bodies that stall -> 408; every error is
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -67,6 +68,7 @@ from .schemas import (
     TokenizeResponse,
     messages_payload,
 )
+from .vllm_compat import add_vllm_routes
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_CHUNKS", "Limits", "create_app"]
 # Requests whose input is at most this many characters/ids run on the event loop:
@@ -84,7 +86,21 @@ class ModelNotFound(Exception):
     def __init__(self, model: str, known: Iterable[str]):
         self.model = model
         self.known = sorted(known)
-        super().__init__(f"model {model!r} not found; known models: {', '.join(self.known)}")
+        near = _nearest_models(model, self.known)
+        hint = f"did you mean {' or '.join(map(repr, near))}? " if near else ""
+        shown = model if len(model) <= 100 else model[:97] + "..."
+        super().__init__(f"model {shown!r} not found; {hint}known models: {', '.join(self.known)}")
+
+
+def _nearest_models(model: str, known: list[str]) -> list[str]:
+    """Up to three served names or aliases spelled like ``model`` (case-insensitively); none for long input."""
+    if len(model) > 100:
+        return []
+    spellings = {s.lower(): s for s in known}
+    for entry in bundled_table():
+        spellings.update({a.lower(): a for a in entry.aliases})
+    close = difflib.get_close_matches(model.lower(), list(spellings), n=3, cutoff=0.6)
+    return [spellings[c] for c in close]
 
 
 class ServedModels:
@@ -118,6 +134,15 @@ class ServedModels:
             name = resolve_name(spec)
             tok = loaded_tokenizer(name) if name else None
         return tok
+
+    def card(self, model: str) -> ModelCard:
+        """The card of one served model, by name or alias; :class:`ModelNotFound` otherwise (never loads)."""
+        tok = self._extra.get(model)
+        name = tok.name if tok is not None else resolve_name(model)
+        card = next((c for c in self.cards() if c.id == name), None) if name else None
+        if card is None:
+            raise ModelNotFound(model, self.names())
+        return card
 
     def names(self) -> list[str]:
         return sorted({e.name for e in bundled_table()} | {t.name for t in self._extra.values()})
@@ -286,6 +311,8 @@ def create_app(
         return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
 
     # ------------------------------------------------------------------ routes
+    add_vllm_routes(app, served, tokenizer, work, _size)  # vLLM's /tokenize, /detokenize; GET /v1/models/{id}
+
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "default_model": served.default}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import time
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -294,9 +295,14 @@ class ParseResponse(BaseModel):
     tool_calls: list[ToolCallOut]
 
 
+#: ``created`` of every model card (OpenAI's model object has one): when this process loaded the service.
+STARTED = int(time.time())
+
+
 class ModelCard(BaseModel):
     id: str
     object: Literal["model"] = "model"
+    created: int = STARTED
     owned_by: str = "toklane"
     aliases: list[str]
     loaded: bool

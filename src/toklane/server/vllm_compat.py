@@ -1,0 +1,174 @@
+"""vLLM's tokenizer endpoints beside toklane's own: ``POST /tokenize``, ``POST /detokenize``
+and ``GET /v1/models/{id}``, with vLLM 0.33's field names, defaults and answers
+(``vllm/entrypoints/serve/tokenize/protocol.py``), so a client written for a vLLM server
+works against ``toklane serve`` unchanged.
+
+Where vLLM and toklane differ, this module follows vLLM: ``add_special_tokens`` defaults
+to true for a ``prompt`` and false for ``messages``; ``add_generation_prompt`` defaults
+to true. Messages are rendered in the model family's chat format exactly as
+``/v1/tokenize`` renders them. ``max_model_len`` is null: a bundled tokenizer serves
+many models with different context lengths, so toklane does not know it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+from fastapi import FastAPI
+from pydantic import BaseModel, Field, model_validator
+
+from .. import counting
+from ..tokenizer.chat import chat_format_for, message_text
+from .schemas import ChatMessage, JsonObject, ModelCard, Text, _exactly_one, _Request, messages_payload
+
+if TYPE_CHECKING:
+    from ..tokenizer import Tokenizer
+
+T = TypeVar("T")
+
+# vLLM fields toklane cannot honour: accepted when empty (clients send them as null / {}), else a 422 naming the fix.
+_UNSUPPORTED = {
+    "chat_template": "custom Jinja chat templates are not supported; toklane renders the model family's chat "
+    "format (docs/chat-formats.md): omit chat_template",
+    "chat_template_kwargs": "chat template arguments are not supported; toklane renders the model family's chat "
+    "format (docs/chat-formats.md): omit chat_template_kwargs",
+    "media_io_kwargs": "media inputs are not supported (text only): omit media_io_kwargs",
+    "mm_processor_kwargs": "multimodal processor arguments are not supported (text only): omit mm_processor_kwargs",
+    "tools": "tool definitions are not rendered by /tokenize; omit tools (POST /v1/count counts them)",
+}
+
+
+class VllmTokenizeRequest(_Request):
+    """vLLM's ``TokenizeCompletionRequest`` (``prompt``) or ``TokenizeChatRequest`` (``messages``)."""
+
+    prompt: Text | None = Field(None, description="Text to encode (vLLM's completion form).")
+    messages: list[ChatMessage] | None = Field(
+        None, description="A conversation, rendered in the model's chat format, then encoded (vLLM's chat form)."
+    )
+    add_special_tokens: bool | None = Field(
+        None,
+        description="Add the tokenizer's special tokens (e.g. BOS). Default as vLLM: true for `prompt`, false for "
+        "`messages` (the chat format places its own).",
+    )
+    add_generation_prompt: bool | None = Field(
+        None,
+        description="`messages` only: end with the assistant turn's opening. Default true (as vLLM), false when "
+        "`continue_final_message` is set.",
+    )
+    continue_final_message: bool = Field(
+        False,
+        description="`messages` only: leave the final message open (no end-of-turn) so the model continues it. "
+        "Cannot be combined with `add_generation_prompt: true`.",
+    )
+    return_token_strs: bool | None = Field(False, description="Also return each token's vocabulary string.")
+    chat_template: Text | None = Field(None, description="Not supported (null only).")
+    chat_template_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
+    media_io_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
+    mm_processor_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
+    tools: list[JsonObject] | None = Field(None, description="Not supported (null or [] only).")
+
+    @model_validator(mode="after")
+    def _check(self) -> VllmTokenizeRequest:
+        _exactly_one(self, ("prompt", "messages"))
+        for name, why in _UNSUPPORTED.items():
+            if getattr(self, name):
+                raise ValueError(f"{name}: {why}")
+        if self.prompt is not None:
+            for name in ("add_generation_prompt", "continue_final_message"):
+                if getattr(self, name):
+                    raise ValueError(f"{name}: applies to messages only (this request has a prompt)")
+        if self.continue_final_message and self.add_generation_prompt:
+            raise ValueError(
+                "continue_final_message: cannot be combined with add_generation_prompt: true "
+                "(set add_generation_prompt to false)"
+            )
+        if self.continue_final_message and not self.messages:
+            raise ValueError("continue_final_message: needs at least one message to continue")
+        return self
+
+
+class VllmTokenizeResponse(BaseModel):
+    count: int
+    max_model_len: int | None = Field(
+        None, description="The model's context length; null: a bundled tokenizer serves many models."
+    )
+    tokens: list[int]
+    token_strs: list[str] | None = Field(None, description="With `return_token_strs`: each token's vocabulary string.")
+
+
+class VllmDetokenizeRequest(_Request):
+    tokens: list[Annotated[int, Field(ge=0)]] = Field(description="Token ids to decode.")
+
+
+class VllmDetokenizeResponse(BaseModel):
+    prompt: str
+
+
+def encode_vllm(req: VllmTokenizeRequest, tok: Tokenizer) -> list[int]:
+    """The ids vLLM's ``/tokenize`` gives for ``req`` (chat rendering as ``/v1/tokenize``'s)."""
+    if req.messages is None:
+        special = True if req.add_special_tokens is None else req.add_special_tokens
+        return tok.encode(req.prompt or "", add_special_tokens=special)
+    messages = messages_payload(req.messages)
+    special = bool(req.add_special_tokens)
+    if not req.continue_final_message:
+        gen = True if req.add_generation_prompt is None else req.add_generation_prompt
+        if not special:
+            return counting.encode_chat(messages, tok, add_generation_prompt=gen)
+        return tok.encode(counting.render_chat(messages, tok, add_generation_prompt=gen), add_special_tokens=True)
+    # As transformers' apply_chat_template(continue_final_message=True): render the conversation, then cut
+    # right after the final message's (stripped) text, so its end-of-turn and anything later are left out.
+    fmt = chat_format_for(tok.name, tok.special_tokens, None)
+    missing = [m for m in fmt.markers if m not in tok.special_tokens]
+    if missing:
+        raise ValueError(
+            f"tokenizer {tok.name!r} has no {fmt.name!r} chat markers ({', '.join(missing)}): "
+            "its chat prompts can be counted but not encoded"
+        )
+    rendered = fmt.render(messages, False)
+    final = message_text(messages[-1], len(messages) - 1).strip()
+    at = rendered.rfind(final) if final else -1
+    if at < 0:
+        raise ValueError(
+            "continue_final_message: the final message has no text to continue in the rendered prompt "
+            "(give it text content, or set continue_final_message to false)"
+        )
+    return tok.encode(rendered[: at + len(final)], add_special_tokens=special)
+
+
+def add_vllm_routes(
+    app: FastAPI,
+    served: Any,
+    tokenizer: Callable[[str | None], Awaitable[Tokenizer]],
+    work: Callable[[Callable[[], Any], int], Awaitable[Any]],
+    size: Callable[..., int],
+) -> None:
+    """Mount vLLM's ``/tokenize``, ``/detokenize`` and OpenAI's ``GET /v1/models/{id}`` on ``app``."""
+
+    @app.post("/tokenize", response_model=VllmTokenizeResponse, tags=["vLLM compatible"])
+    async def vllm_tokenize(req: VllmTokenizeRequest) -> VllmTokenizeResponse:
+        """vLLM's `/tokenize`: `prompt` or `messages` -> `{count, max_model_len, tokens, token_strs}`."""
+        tok = await tokenizer(req.model)
+
+        def run() -> VllmTokenizeResponse:
+            tokens = encode_vllm(req, tok)
+            strs = [tok.id_to_token(i) or "" for i in tokens] if req.return_token_strs else None
+            return VllmTokenizeResponse(count=len(tokens), max_model_len=None, tokens=tokens, token_strs=strs)
+
+        return await work(run, size(req.prompt, req.messages))
+
+    @app.post("/detokenize", response_model=VllmDetokenizeResponse, tags=["vLLM compatible"])
+    async def vllm_detokenize(req: VllmDetokenizeRequest) -> VllmDetokenizeResponse:
+        """vLLM's `/detokenize`: `tokens` -> `{prompt}`."""
+        tok = await tokenizer(req.model)
+
+        def run() -> VllmDetokenizeResponse:
+            return VllmDetokenizeResponse(prompt=tok.decode(req.tokens))
+
+        return await work(run, len(req.tokens))
+
+    @app.get("/v1/models/{model_id:path}", response_model=ModelCard)
+    async def model_card(model_id: str) -> ModelCard:
+        """One model (OpenAI's retrieve-model): a bundled name or alias, or a model the server was started with."""
+        return served.card(model_id)
