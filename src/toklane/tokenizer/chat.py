@@ -9,9 +9,11 @@ markers (the OpenAI API encodings cl100k_base / o200k_base have no chat
 markers in their public vocabularies) each marker counts as one token -- the
 rule OpenAI publishes for counting chat messages.
 
-The exact layouts are documented in ``docs/chat-formats.md``. What is left
-out, on purpose: tool *definitions* (``tools=``), images, and each template's
-optional preambles (Llama 3.1's knowledge-date system header, gpt-oss's
+The exact layouts are documented in ``docs/chat-formats.md``. Tool
+*definitions* (``tools=``) are rendered as each family's template renders them
+(chatml, llama3, harmony; :mod:`toklane.tokenizer.tool_prompts`); other formats
+refuse them. What is left out, on purpose: images, and each template's optional
+preambles (Llama 3.1's knowledge-date system header without tools, gpt-oss's
 default system message), which vary by deployment.
 """
 
@@ -26,6 +28,7 @@ from ..errors import InvalidMessagesError
 
 Segment = tuple[str, bool]  # (text, is_marker)
 Message = Mapping[str, Any]
+Tools = list[dict[str, Any]]  # validated OpenAI tool definitions
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
@@ -130,11 +133,39 @@ class ChatFormat:
     markers: tuple[str, ...]
     _render: Callable[[list[Message], bool], list[Segment]]
 
-    def render_segments(self, messages: Sequence[Message], add_generation_prompt: bool = False) -> list[Segment]:
-        return self._render(validate_messages(messages), add_generation_prompt)
+    def render_segments(
+        self,
+        messages: Sequence[Message],
+        add_generation_prompt: bool = False,
+        tools: Any = None,
+        tokenizer_name: str | None = None,
+    ) -> list[Segment]:
+        """The prompt's segments; ``tools`` (OpenAI tool definitions) are laid out as the
+        family's template does (:mod:`toklane.tokenizer.tool_prompts`). ``tokenizer_name``
+        picks the family's variant where one format serves several (``qwen3.6``: Qwen3.5's
+        tool block)."""
+        msgs = validate_messages(messages)
+        from .tool_prompts import validate_tools
 
-    def render(self, messages: Sequence[Message], add_generation_prompt: bool = False) -> str:
-        return "".join(text for text, _ in self.render_segments(messages, add_generation_prompt))
+        checked = validate_tools(tools)
+        if checked is None:
+            return self._render(msgs, add_generation_prompt)
+        render = _WITH_TOOLS.get(self.name)
+        if render is None:
+            from .tool_prompts import not_rendered
+
+            raise not_rendered(self.name)
+        return render(msgs, add_generation_prompt, checked, tokenizer_name)
+
+    def render(
+        self,
+        messages: Sequence[Message],
+        add_generation_prompt: bool = False,
+        tools: Any = None,
+        tokenizer_name: str | None = None,
+    ) -> str:
+        segments = self.render_segments(messages, add_generation_prompt, tools, tokenizer_name)
+        return "".join(text for text, _ in segments)
 
 
 def _m(text: str) -> Segment:
@@ -303,6 +334,53 @@ def _mistral(messages: list[Message], gen: bool) -> list[Segment]:
             out += [_m("[TOOL_RESULTS]"), _t(json.dumps({"content": text}, ensure_ascii=False)), _m("[/TOOL_RESULTS]")]
     del gen  # the prompt already ends with [/INST]
     return out
+
+
+# --------------------------------------------------------------------------- with tool definitions
+
+
+def _split_system(messages: list[Message]) -> tuple[str | None, list[Message]]:
+    """The leading system/developer message's text (None when there is none) and the rest."""
+    if messages and messages[0]["role"] in ("system", "developer"):
+        return message_text(messages[0], 0), messages[1:]
+    return None, messages
+
+
+def _chatml_tools(messages: list[Message], gen: bool, tools: Tools, tok_name: str | None) -> list[Segment]:
+    from .tool_prompts import qwen3_5_system, qwen3_system
+
+    system, rest = _split_system(messages)
+    text = (qwen3_5_system if tok_name == "qwen3.6" else qwen3_system)(tools, system)
+    return [_m("<|im_start|>"), _t(text), _m("<|im_end|>"), _t("\n"), *_chatml(rest, gen)]
+
+
+def _llama3_tools(messages: list[Message], gen: bool, tools: Tools, tok_name: str | None) -> list[Segment]:
+    from .tool_prompts import LLAMA3_SYSTEM_HEAD, llama3_needs_user, llama3_user
+
+    del tok_name
+    system, rest = _split_system(messages)
+    llama3_needs_user(rest)
+    out = [_m("<|begin_of_text|>"), _m("<|start_header_id|>"), _t("system"), _m("<|end_header_id|>")]
+    out += [_t("\n\n" + LLAMA3_SYSTEM_HEAD + (system or "").strip()), _m("<|eot_id|>")]
+    out += [_m("<|start_header_id|>"), _t("user"), _m("<|end_header_id|>")]
+    out += [_t("\n\n" + llama3_user(tools, message_text(rest[0], 0))), _m("<|eot_id|>")]
+    return out + _llama3(rest[1:], gen)[1:]  # its own <|begin_of_text|> is already out
+
+
+def _harmony_tools(messages: list[Message], gen: bool, tools: Tools, tok_name: str | None) -> list[Segment]:
+    from .tool_prompts import harmony_developer
+
+    del tok_name
+    system, rest = _split_system(messages)
+    developer = harmony_developer(tools, system)
+    return [_m("<|start|>"), _t("developer"), _m("<|message|>"), _t(developer), _m("<|end|>"), *_harmony(rest, gen)]
+
+
+_WITH_TOOLS: dict[str, Callable[[list[Message], bool, Tools, str | None], list[Segment]]] = {
+    "chatml": _chatml_tools,
+    "llama3": _llama3_tools,
+    "harmony": _harmony_tools,
+}
 
 
 FORMATS: dict[str, ChatFormat] = {
