@@ -359,7 +359,8 @@ def create_app(
             if req.messages is not None:
                 gen = req.add_generation_prompt
                 messages = messages_payload(req.messages)
-                return CountResponse(count=counting.count_tokens(messages, tok, add_generation_prompt=gen))
+                count = counting.count_tokens(messages, tok, add_generation_prompt=gen, tools=req.tools)
+                return CountResponse(count=count)
             return CountResponse(count=tok.count(req.text or ""))
 
         return await work(run, _size(req.text, req.messages, req.texts))

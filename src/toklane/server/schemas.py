@@ -222,15 +222,35 @@ class DetokenizeResponse(BaseModel):
     text: str
 
 
+def _count_tools_ok(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The library's own check of tool definitions (:func:`toklane.tokenizer.tool_prompts.validate_tools`)."""
+    from ..errors import InvalidArgumentError
+    from ..tokenizer.tool_prompts import validate_tools
+
+    try:
+        validate_tools(tools)
+    except InvalidArgumentError as exc:
+        raise ValueError(str(exc)) from None
+    return tools
+
+
 class CountRequest(_Request):
     text: Text | None = None
     texts: TextList | None = Field(None, description="A batch: the response has `counts`.")
     messages: list[ChatMessage] | None = None
     add_generation_prompt: bool = False
+    tools: Annotated[list[JsonObject], AfterValidator(_count_tools_ok)] | None = Field(
+        None,
+        description="OpenAI tool definitions, rendered with `messages` where the model family's chat template "
+        "puts them (Qwen, Llama 3.1, gpt-oss; other families answer 400) and counted.",
+        examples=[[_TOOL_EXAMPLE]],
+    )
 
     @model_validator(mode="after")
     def _one_input(self) -> CountRequest:
         _exactly_one(self, ("text", "texts", "messages"))
+        if self.tools and self.messages is None:
+            raise ValueError("tools are rendered into a conversation: give messages with them")
         return self
 
 

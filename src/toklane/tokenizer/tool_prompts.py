@@ -309,5 +309,5 @@ def not_rendered(format_name: str) -> InvalidArgumentError:
     return InvalidArgumentError(
         "tools",
         f"are not rendered for chat format {format_name!r} ({reason}); tools are rendered for chatml (Qwen), "
-        "llama3 and harmony (gpt-oss): count without tools=, or put the tool text in the system message",
+        "llama3 and harmony (gpt-oss): count without tools, or put the tool text in the system message",
     )
