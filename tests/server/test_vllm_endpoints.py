@@ -155,3 +155,28 @@ def test_model_by_id(client):
     assert message.startswith("model 'gpt4o' not found; did you mean 'gpt-4o'")
     assert "known models: cl100k_base, deepseek-v4" in message
     assert "did you mean" not in _error(client.get("/v1/models/zzzzzz"), 404)
+
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Weather in a city.",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    }
+]
+
+
+def test_vllm_tokenize_messages_with_tools(client):
+    r = client.post("/tokenize", json={"messages": MSGS, "tools": TOOLS})
+    assert r.status_code == 200, r.text
+    expected = toklane.encode_chat(MSGS, "qwen3.6", add_generation_prompt=True, tools=TOOLS)
+    assert r.json()["tokens"] == expected
+    assert len(expected) > len(toklane.encode_chat(MSGS, "qwen3.6", add_generation_prompt=True)) + 20
+    count = client.post("/v1/count", json={"messages": MSGS, "tools": TOOLS, "add_generation_prompt": True})
+    assert count.json() == {"count": len(expected)}
+    assert "tools: applies to messages only" in _error(
+        client.post("/tokenize", json={"prompt": "x", "tools": TOOLS}), 422
+    )

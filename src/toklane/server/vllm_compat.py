@@ -16,11 +16,20 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import FastAPI
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from .. import counting
 from ..tokenizer.chat import chat_format_for, message_text
-from .schemas import ChatMessage, JsonObject, ModelCard, Text, _exactly_one, _Request, messages_payload
+from .schemas import (
+    ChatMessage,
+    JsonObject,
+    ModelCard,
+    Text,
+    _count_tools_ok,
+    _exactly_one,
+    _Request,
+    messages_payload,
+)
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -35,7 +44,6 @@ _UNSUPPORTED = {
     "format (docs/chat-formats.md): omit chat_template_kwargs",
     "media_io_kwargs": "media inputs are not supported (text only): omit media_io_kwargs",
     "mm_processor_kwargs": "multimodal processor arguments are not supported (text only): omit mm_processor_kwargs",
-    "tools": "tool definitions are not rendered by /tokenize; omit tools (POST /v1/count counts them)",
 }
 
 
@@ -66,7 +74,11 @@ class VllmTokenizeRequest(_Request):
     chat_template_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
     media_io_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
     mm_processor_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
-    tools: list[JsonObject] | None = Field(None, description="Not supported (null or [] only).")
+    tools: Annotated[list[JsonObject], AfterValidator(_count_tools_ok)] | None = Field(
+        None,
+        description="`messages` only: OpenAI tool definitions, rendered where the model family's chat template "
+        "puts them (as `/v1/count`; Qwen, Llama 3.1, gpt-oss; other families answer 400).",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> VllmTokenizeRequest:
@@ -75,7 +87,7 @@ class VllmTokenizeRequest(_Request):
             if getattr(self, name):
                 raise ValueError(f"{name}: {why}")
         if self.prompt is not None:
-            for name in ("add_generation_prompt", "continue_final_message"):
+            for name in ("add_generation_prompt", "continue_final_message", "tools"):
                 if getattr(self, name):
                     raise ValueError(f"{name}: applies to messages only (this request has a prompt)")
         if self.continue_final_message and self.add_generation_prompt:
@@ -112,13 +124,10 @@ def encode_vllm(req: VllmTokenizeRequest, tok: Tokenizer) -> list[int]:
         return tok.encode(req.prompt or "", add_special_tokens=special)
     messages = messages_payload(req.messages)
     special = bool(req.add_special_tokens)
-    if not req.continue_final_message:
-        gen = True if req.add_generation_prompt is None else req.add_generation_prompt
-        if not special:
-            return counting.encode_chat(messages, tok, add_generation_prompt=gen)
-        return tok.encode(counting.render_chat(messages, tok, add_generation_prompt=gen), add_special_tokens=True)
-    # As transformers' apply_chat_template(continue_final_message=True): render the conversation, then cut
-    # right after the final message's (stripped) text, so its end-of-turn and anything later are left out.
+    tools = req.tools or None
+    gen = not req.continue_final_message if req.add_generation_prompt is None else req.add_generation_prompt
+    if not special and not req.continue_final_message:
+        return counting.encode_chat(messages, tok, add_generation_prompt=gen, tools=tools)
     fmt = chat_format_for(tok.name, tok.special_tokens, None)
     missing = [m for m in fmt.markers if m not in tok.special_tokens]
     if missing:
@@ -126,15 +135,19 @@ def encode_vllm(req: VllmTokenizeRequest, tok: Tokenizer) -> list[int]:
             f"tokenizer {tok.name!r} has no {fmt.name!r} chat markers ({', '.join(missing)}): "
             "its chat prompts can be counted but not encoded"
         )
-    rendered = fmt.render(messages, False)
-    final = message_text(messages[-1], len(messages) - 1).strip()
-    at = rendered.rfind(final) if final else -1
-    if at < 0:
-        raise ValueError(
-            "continue_final_message: the final message has no text to continue in the rendered prompt "
-            "(give it text content, or set continue_final_message to false)"
-        )
-    return tok.encode(rendered[: at + len(final)], add_special_tokens=special)
+    rendered = fmt.render(messages, gen, tools, tok.name)
+    if req.continue_final_message:
+        # As transformers' apply_chat_template(continue_final_message=True): cut right after the final
+        # message's (stripped) text, so its end-of-turn and anything later are left out.
+        final = message_text(messages[-1], len(messages) - 1).strip()
+        at = rendered.rfind(final) if final else -1
+        if at < 0:
+            raise ValueError(
+                "continue_final_message: the final message has no text to continue in the rendered prompt "
+                "(give it text content, or set continue_final_message to false)"
+            )
+        rendered = rendered[: at + len(final)]
+    return tok.encode(rendered, add_special_tokens=special)
 
 
 def add_vllm_routes(
