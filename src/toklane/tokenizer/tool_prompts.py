@@ -158,10 +158,14 @@ def llama3_needs_user(messages: list[Mapping[str, Any]]) -> None:
 class HarmonyUnsupported(Exception):
     """A schema construct whose openai-harmony rendering toklane does not reproduce."""
 
-    def __init__(self, path: str, what: str):
-        super().__init__(path, what)
+    def __init__(self, path: str, what: str, fix: str):
+        super().__init__(path, what, fix)
         self.path = path
         self.what = what
+        self.fix = fix
+
+
+_ONE_OF_FIX = "describe it with a type list, enum or properties instead"
 
 
 def _get(node: Any, key: str) -> Any:
@@ -173,20 +177,51 @@ def _is_enum(node: Any) -> bool:
     return isinstance(values, list) and len(values) > 0
 
 
+def _float_text(v: float) -> str:
+    """A float as serde_json (ryu) prints it: shortest digits, decimal for 1e-5 <= |v| < 1e16, else ``1.5e16``."""
+    if v == 0:
+        return "-0.0" if math.copysign(1.0, v) < 0 else "0.0"
+    sign, text = ("-", repr(-v)) if v < 0 else ("", repr(v))
+    mantissa, _, exp = text.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    point = len(whole) + int(exp or 0) - (len(whole + frac) - len((whole + frac).lstrip("0")))
+    digits = digits.rstrip("0")
+    k = point - len(digits)
+    if len(digits) > 15 or abs(k) > 22:
+        # Beyond the exact fast path of serde_json's float parser, which openai-harmony
+        # reads the schema with: its value may differ from Python's in the last digit.
+        raise ValueError(v)
+    if k >= 0 and point <= 16:
+        body = digits + "0" * k + ".0"
+    elif 0 < point <= 16:
+        body = digits[:point] + "." + digits[point:]
+    elif -5 < point <= 0:
+        body = "0." + "0" * -point + digits
+    else:
+        body = (digits if len(digits) == 1 else digits[0] + "." + digits[1:]) + f"e{point - 1}"
+    return sign + body
+
+
 def _json_value(value: Any, path: str) -> str:
-    """A JSON value as serde_json prints it (compact); floats only where Python prints them alike."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, float) and not (v == 0 or (math.isfinite(v) and 1e-4 <= abs(v) < 1e15)):
-            raise HarmonyUnsupported(path, f"a number default ({v!r}) printed differently by openai-harmony")
-        if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**64:
-            raise HarmonyUnsupported(path, f"an integer default beyond 64 bits ({v})")
-        if isinstance(v, Mapping):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """A JSON value as serde_json prints it (compact, floats as ryu writes them)."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise HarmonyUnsupported(path, f"holds a non-finite number ({value!r})", "use a finite number")
+        try:
+            return _float_text(value)
+        except ValueError:
+            what = f"holds the number {value!r}, which openai-harmony may read back in other digits"
+            fix = "write it with at most 15 significant digits and an exponent within 22"
+            raise HarmonyUnsupported(path, what, fix) from None
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        raise HarmonyUnsupported(path, f"holds an integer beyond 64 bits ({value})", "use a string")
+    if isinstance(value, Mapping):
+        items = (f"{_json_value(str(k), path)}:{_json_value(v, path)}" for k, v in value.items())
+        return "{" + ",".join(items) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_json_value(v, path) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _default_comment(node: Mapping[str, Any], path: str) -> str:
@@ -199,7 +234,7 @@ def _default_comment(node: Mapping[str, Any], path: str) -> str:
 def _ts_type(node: Any, indent: str, path: str) -> str:
     """A JSON schema as the TypeScript-like type openai-harmony writes."""
     if _get(node, "oneOf") is not None:
-        raise HarmonyUnsupported(path, "oneOf")
+        raise HarmonyUnsupported(path, "uses oneOf", _ONE_OF_FIX)
     kind = _get(node, "type")
     if isinstance(kind, list):
         names = ["number" if k == "integer" else k for k in kind if isinstance(k, str)]
@@ -221,7 +256,7 @@ def _ts_type(node: Any, indent: str, path: str) -> str:
             for key, prop in props.items():
                 where = f"{path}.properties.{key}"
                 if _get(prop, "oneOf") is not None:
-                    raise HarmonyUnsupported(where, "oneOf")
+                    raise HarmonyUnsupported(where, "uses oneOf", _ONE_OF_FIX)
                 title = _get(prop, "title")
                 if isinstance(title, str):
                     out += f"{indent}// {title}\n{indent}//\n"
@@ -282,8 +317,7 @@ def harmony_tools_section(tools: list[Tool]) -> str:
             except HarmonyUnsupported as exc:
                 raise InvalidArgumentError(
                     f"tools[{i}].function.{exc.path}",
-                    f"uses {exc.what}, which toklane does not render in gpt-oss's (Harmony) tool namespace; "
-                    "describe it with type/enum/properties/items instead",
+                    f"{exc.what}: toklane does not reproduce openai-harmony's rendering of that for gpt-oss; {exc.fix}",
                 ) from None
             body.append(f"type {fn['name']} = (_: {signature}) => any;\n")
     body.append("} // namespace functions")
