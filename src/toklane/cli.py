@@ -36,13 +36,93 @@ def _open(path: str) -> BinaryIO:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _read_text(path: str) -> str:
+def _display(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
+def _decode_error(path: str, encoding: str, offset: int, exc: UnicodeDecodeError) -> CliError:
+    bad = exc.object[exc.start : exc.start + 1].hex() if exc.object else ""
+    hint = "pass its encoding with --encoding (e.g. --encoding latin-1) or --errors replace"
+    if encoding.replace("_", "-").lower() not in ("utf-8", "utf8"):
+        hint = "pass its real encoding with --encoding, or --errors replace"
+    return CliError(f"{_display(path)}: not valid {encoding} at byte {offset} (0x{bad}); {hint}")
+
+
+def _warn_replaced(path: str, encoding: str, offset: int) -> None:
+    print(
+        f"toklane: warning: {_display(path)}: bytes that are not valid {encoding} (the first at byte {offset}) "
+        "were replaced with U+FFFD; pass --encoding to read them",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _decode(data: bytes, path: str, args: argparse.Namespace) -> str:
+    """``data`` as text in ``--encoding``: undecodable bytes are an error naming the file and byte
+    offset, or with ``--errors replace`` become U+FFFD after one warning."""
+    encoding = getattr(args, "encoding", "utf-8")
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if getattr(args, "errors", "strict") != "replace":
+            raise _decode_error(path, encoding, exc.start, exc) from None
+        _warn_replaced(path, encoding, exc.start)
+        return data.decode(encoding, errors="replace")
+
+
+class _StreamDecoder:
+    """Incremental ``--encoding`` decoding of a stream, with the same errors as :func:`_decode`."""
+
+    def __init__(self, path: str, args: argparse.Namespace):
+        self.path = path
+        self.encoding = args.encoding
+        self.replace = args.errors == "replace"
+        self.decoder = codecs.getincrementaldecoder(self.encoding)()
+        self.seen = 0  # bytes given to the decoder so far
+        self.warned = False
+
+    def decode(self, data: bytes, final: bool = False) -> str:
+        pending = len(self.decoder.getstate()[0])
+        try:
+            text = self.decoder.decode(data, final)
+        except UnicodeDecodeError as exc:
+            offset = self.seen - pending + exc.start
+            if not self.replace:
+                raise _decode_error(self.path, self.encoding, offset, exc) from None
+            if not self.warned:
+                _warn_replaced(self.path, self.encoding, offset)
+                self.warned = True
+            self.decoder = _resumed(self.encoding, self.decoder.getstate())
+            text = self.decoder.decode(data, final)
+        self.seen += len(data)
+        return text
+
+
+def _resumed(encoding: str, state: tuple[bytes, int]) -> codecs.IncrementalDecoder:
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    decoder.setstate(state)
+    return decoder
+
+
+def _check_encoding(args: argparse.Namespace) -> None:
+    try:
+        info = codecs.lookup(args.encoding)
+    except LookupError:
+        raise CliError(
+            f"unknown encoding {args.encoding!r} for --encoding (e.g. utf-8, latin-1, cp1252, utf-16)"
+        ) from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise CliError(f"{args.encoding!r} is not a text encoding; pass one to --encoding (e.g. utf-8, latin-1)")
+
+
+def _read_text(path: str, args: argparse.Namespace) -> str:
     f = _open(path)
     try:
-        return f.read().decode("utf-8", errors="replace")
+        data = f.read()
     finally:
         if f is not sys.stdin.buffer:
             f.close()
+    return _decode(data, path, args)
 
 
 def _print_json(obj: Any) -> None:
@@ -63,7 +143,36 @@ def _chunks(f: BinaryIO, size: int = 1 << 16) -> Iterator[bytes]:
 # --------------------------------------------------------------------------- serve
 
 
+def _check_port(host: str, port: int) -> None:
+    """Bind-test ``host:port`` the way uvicorn will bind it, so a taken port fails in
+    milliseconds, before any tokenizer is loaded."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise CliError(f"cannot resolve --host {host!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    except OverflowError:
+        raise CliError(f"port {port} is out of range; choose one in 0-65535 with --port") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: TIME_WAIT is not "in use"
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise CliError(f"port {port} on {host} is in use; choose another with --port") from None
+            if exc.errno == errno.EACCES:
+                raise CliError(
+                    f"no permission to listen on port {port} on {host}; choose another with --port"
+                ) from None
+            raise CliError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); check --host and --port") from None
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
+    import time
+
     import uvicorn
 
     from .server.app import CONFIG_ENV, create_app
@@ -84,8 +193,25 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         Limits(**limits)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    _check_port(args.host, args.port)
+    say = args.log_level in ("info", "debug")
     for spec in models:
-        load_tokenizer(spec)  # fail before binding the port; warms this process
+        t0 = time.perf_counter()
+        tok = load_tokenizer(spec)  # fail before binding the port; warms this process
+        if say:
+            print(
+                f"toklane: loaded {spec}{'' if spec == tok.name else f' as {tok.name}'} ({len(tok):,} tokens) "
+                f"in {time.perf_counter() - t0:.1f} s",
+                file=sys.stderr,
+            )
+    if say:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        others = "; other bundled models load on first use"
+        print(
+            f"toklane: default model {models[0]}{others}; API docs at http://{host}:{args.port}/docs",
+            file=sys.stderr,
+            flush=True,
+        )
     common = {"host": args.host, "port": args.port, "log_level": args.log_level, **UVICORN_OPTIONS}
     if args.workers > 1:
         os.environ[CONFIG_ENV] = json.dumps({"models": models, **limits})
@@ -98,11 +224,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parse
 
 
-def _load_schema(path: str | None) -> list[dict[str, Any]] | None:
+def _load_schema(path: str | None, args: argparse.Namespace) -> list[dict[str, Any]] | None:
     if path is None:
         return None
     try:
-        schema = json.loads(_read_text(path))
+        schema = json.loads(_read_text(path, args))
     except json.JSONDecodeError as exc:
         raise CliError(f"{path}: not JSON ({exc})") from None
     if isinstance(schema, dict) and isinstance(schema.get("tools"), list):
@@ -137,11 +263,12 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
     from .wire import result_json
 
+    _check_encoding(args)
     tok = toklane.load_tokenizer(args.model)
     formats = {
         "reasoning": args.reasoning,
         "tools": args.tools,
-        "tools_schema": _load_schema(args.tools_schema),
+        "tools_schema": _load_schema(args.tools_schema, args),
         "thinking": args.thinking,
         "unknown_tools": args.unknown_tools,
     }
@@ -154,7 +281,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
                     if delta := parser.feed(token_ids=ids).to_openai():
                         _print_json(delta)
             else:
-                decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+                decoder = _StreamDecoder(args.file, args)
                 for data in _chunks(f):
                     if delta := parser.feed(text=decoder.decode(data)).to_openai():
                         _print_json(delta)
@@ -171,7 +298,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         ids = [i for chunk in _ids_stream(iter([data])) for i in chunk]
         result = toklane.parse(tok, token_ids=ids, **formats)
     else:
-        result = toklane.parse(tok, text=data.decode("utf-8", errors="replace"), **formats)
+        result = toklane.parse(tok, text=_decode(data, args.file, args), **formats)
     _print_json(result_json(result))
     return 0
 
@@ -182,7 +309,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any) -> int:
     from .counting import count_tokens
 
-    text = _read_text(path)
+    text = _read_text(path, args)
     progress.update(len(text.encode()))
     if args.messages:
         try:
@@ -227,6 +354,7 @@ def _cmd_count(args: argparse.Namespace) -> int:
 
     from .tokenizer import load_tokenizer
 
+    _check_encoding(args)
     tok = load_tokenizer(args.model)
     sizes = [0 if p == "-" else _file_size(p) for p in args.files]
     show = args.progress and sum(sizes) >= 8 * 1024 * 1024
@@ -343,51 +471,82 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every option that takes a value shows its default: ``(default: X)`` is added unless the
+    help already says what the default is (options whose default is computed)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.nargs == 0 or "default" in text or action.default in (None, argparse.SUPPRESS):
+            return text
+        return f"{text} (default: %(default)s)" if text else "default: %(default)s"
+
+
+def _add_input_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--encoding", default="utf-8", help="text encoding of the input files (e.g. latin-1)")
+    command.add_argument(
+        "--errors",
+        choices=("strict", "replace"),
+        default="strict",
+        help="input that is not valid in --encoding: stop with an error naming the file and byte (strict), "
+        "or replace it with U+FFFD after a warning (replace)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="toklane", description="The token layer for LLM serving: tokenizers, counting, parsers."
+        prog="toklane",
+        description="The token layer for LLM serving: tokenizers, counting, parsers.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"toklane {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub_options = {"formatter_class": _HelpFormatter}
 
-    serve = sub.add_parser("serve", help="run the HTTP service")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve = sub.add_parser("serve", help="run the HTTP service", **sub_options)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument(
         "--model",
         action="append",
         metavar="NAME",
-        help="tokenizer to preload (repeatable; name, alias or path); the first is the default (qwen3.6)",
+        help="tokenizer to preload (repeatable; name, alias or path); the first is the requests' default model "
+        "(default: qwen3.6)",
     )
-    serve.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    serve.add_argument("--threads", type=int, default=None, help="worker threads per process for CPU work")
-    serve.add_argument("--max-body-mb", type=float, default=16.0, help="request body limit in MB (default 16)")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes")
     serve.add_argument(
-        "--max-chunks", type=int, default=65_536, help="chunks per /v1/parse request (default 65536; more: 413)"
+        "--threads",
+        type=int,
+        default=None,
+        help="worker threads per process for CPU work (default: 2 x cores, at least 4)",
+    )
+    serve.add_argument("--max-body-mb", type=float, default=16.0, help="request body limit in MB (more: 413)")
+    serve.add_argument("--max-chunks", type=int, default=65_536, help="chunks per /v1/parse request (more: 413)")
+    serve.add_argument(
+        "--body-timeout", type=float, default=30.0, help="seconds to receive a whole request body (slower: 408)"
     )
     serve.add_argument(
-        "--body-timeout", type=float, default=30.0, help="seconds to receive a whole request body (default 30; 408)"
+        "--header-timeout", type=float, default=10.0, help="seconds to receive request headers (slower: 408)"
     )
+    serve.add_argument("--max-connections", type=int, default=512, help="open connections per process (more: 503)")
     serve.add_argument(
-        "--header-timeout", type=float, default=10.0, help="seconds to receive request headers (default 10; 408)"
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"], help="log detail"
     )
-    serve.add_argument(
-        "--max-connections", type=int, default=512, help="open connections per process (default 512; more: 503)"
-    )
-    serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     serve.set_defaults(func=_cmd_serve)
 
-    parse = sub.add_parser("parse", help="split model output into reasoning, content and tool calls")
+    parse = sub.add_parser("parse", help="split model output into reasoning, content and tool calls", **sub_options)
     parse.add_argument("file", nargs="?", default="-", help="model output (default: stdin)")
     parse.add_argument("--model", required=True, help="tokenizer name, alias or path")
-    parse.add_argument("--reasoning", help="reasoning format (see `toklane formats`)")
-    parse.add_argument("--tools", help="tool-call format (see `toklane formats`)")
-    parse.add_argument("--tools-schema", metavar="FILE", help="JSON file with the OpenAI `tools` list")
+    parse.add_argument("--reasoning", help="reasoning format (see `toklane formats`; default: none)")
+    parse.add_argument("--tools", help="tool-call format (see `toklane formats`; default: none)")
+    parse.add_argument(
+        "--tools-schema", metavar="FILE", help="JSON file with the OpenAI `tools` list (default: none, any tool)"
+    )
     parse.add_argument(
         "--unknown-tools",
         choices=("keep", "drop", "content"),
         default="keep",
-        help="a call of a tool the schema does not list: keep it (default), drop it, or show its text as content",
+        help="a call of a tool the schema does not list: keep it, drop it, or show its text as content",
     )
     parse.add_argument("--stream", action="store_true", help="print deltas as JSON lines as the input is read")
     parse.add_argument("--ids", action="store_true", help="the input is token ids (JSON array or whitespace)")
@@ -402,19 +561,25 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --stream: send tool-call argument fragments as they arrive instead of whole calls",
     )
+    _add_input_options(parse)
     parse.set_defaults(func=_cmd_parse)
 
-    count = sub.add_parser("count", help="count tokens in files")
+    count = sub.add_parser("count", help="count tokens in files", **sub_options)
     count.add_argument("files", nargs="+", metavar="FILE", help="files to count ('-' for stdin)")
     count.add_argument("--model", required=True, help="tokenizer name, alias or path")
     count.add_argument("--messages", action="store_true", help="each file is a JSON list of chat messages")
-    count.add_argument("--jsonl-field", metavar="FIELD", help="count FIELD of each JSON line (text or messages)")
+    count.add_argument(
+        "--jsonl-field",
+        metavar="FIELD",
+        help="count FIELD of each JSON line (text or messages; default: the whole file)",
+    )
     count.add_argument("--add-generation-prompt", action="store_true", help="count the assistant prompt too")
     count.add_argument("--json", action="store_true", help="print JSON")
     count.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    _add_input_options(count)
     count.set_defaults(func=_cmd_count)
 
-    models = sub.add_parser("models", help="list the bundled tokenizers")
+    models = sub.add_parser("models", help="list the bundled tokenizers", **sub_options)
     models.add_argument(
         "--sizes",
         action="store_true",
@@ -423,12 +588,14 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--json", action="store_true", help="print JSON")
     models.set_defaults(func=_cmd_models)
 
-    formats = sub.add_parser("formats", help="list the parser formats")
+    formats = sub.add_parser("formats", help="list the parser formats", **sub_options)
     formats.add_argument("--json", action="store_true", help="print JSON")
     formats.set_defaults(func=_cmd_formats)
 
-    bench = sub.add_parser("bench", help="run the benchmarks and print their tables")
-    bench.add_argument("names", nargs="*", metavar="NAME", help=f"benchmarks to run ({', '.join(BENCHMARKS)})")
+    bench = sub.add_parser("bench", help="run the benchmarks and print their tables", **sub_options)
+    bench.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"benchmarks to run ({', '.join(BENCHMARKS)}; default: all)"
+    )
     bench.add_argument("--quick", action="store_true", help="smaller sizes")
     bench.add_argument("--dir", help="benchmarks folder (default: the source checkout's)")
     bench.set_defaults(func=_cmd_bench)
