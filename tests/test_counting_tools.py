@@ -152,6 +152,13 @@ def test_families_without_a_tool_layout_say_so(model, family):
     assert toklane.count_tokens(SYSTEM_USER, model=model) > 0  # without tools it still counts
 
 
+def _nested(depth: int) -> dict:
+    node: dict = {"type": "string"}
+    for _ in range(depth):
+        node = {"type": "array", "items": node}
+    return node
+
+
 @pytest.mark.parametrize(
     "tools, field",
     [
@@ -163,12 +170,22 @@ def test_families_without_a_tool_layout_say_so(model, family):
         ([{"name": "x", "parameters": "{}"}], "tools[0].parameters must be an object, got string"),
         ([{"name": "x", "description": 3}], "tools[0].description must be a string, got integer"),
         ([{"name": "x", "parameters": {"default": {1, 2}}}], "tools[0] must be JSON-serialisable"),
+        ([{"name": "x", "parameters": _nested(300)}], "tools[0] is nested more than 256 levels deep"),
     ],
 )
 def test_bad_tools_are_one_line_errors(tools, field):
     with pytest.raises(InvalidArgumentError) as err:
         toklane.count_tokens(SYSTEM_USER, model="qwen3", tools=tools)
     assert str(err.value).startswith(field) and "\n" not in str(err.value)
+
+
+def test_deep_but_allowed_nesting_renders():
+    for model in ("qwen3", "llama3", "gpt-oss"):
+        tools = [{"name": "deep", "parameters": {"type": "object", "properties": {"x": _nested(250)}}}]
+        assert toklane.count_tokens(SYSTEM_USER, model=model, tools=tools) > toklane.count_tokens(
+            SYSTEM_USER, model=model
+        )
+    assert "x?: string" + "[]" * 250 + "," in toklane.render_chat(SYSTEM_USER, model="gpt-oss", tools=tools)
 
 
 def test_other_misuses():

@@ -73,12 +73,30 @@ def validate_tools(tools: Any) -> list[Tool] | None:
         params = fn.get("parameters")
         if params is not None and not isinstance(params, Mapping):
             raise InvalidArgumentError(f"{where}.parameters", f"must be an object, got {json_kind(params)}")
+        if _too_deep(fn):
+            raise InvalidArgumentError(where, f"is nested more than {MAX_DEPTH} levels deep; flatten its schema")
         try:
             json.dumps(wrapped, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise InvalidArgumentError(where, f"must be JSON-serialisable ({exc})") from None
         out.append(wrapped)
     return out or None
+
+
+MAX_DEPTH = 256  # nesting of a tool definition's objects and arrays (renderers recurse on it)
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(node, Mapping):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend((v, depth + 1) for v in node)
+    return False
 
 
 def _tojson(value: Any, indent: int | None = None) -> str:
