@@ -136,6 +136,8 @@ def test_truncate_keeps_room_for_the_tools():
         kept = toklane.truncate_messages(convo, full - 1, model=model, tools=TOOLS)
         assert kept[0] == convo[0] and kept[-1] == convo[-1] and len(kept) < len(convo)
         assert toklane.count_tokens(kept, model=model, tools=TOOLS) <= full - 1
+    once = (t for t in TOOLS)  # any iterable, read once
+    assert toklane.truncate_messages(convo, full - 1, model="gpt-oss", tools=once) == kept
     with pytest.raises(ValueError, match="tool definitions and the last user message alone take"):
         toklane.truncate_messages(convo, 50, model="llama3", tools=TOOLS)
 

@@ -116,6 +116,7 @@ def truncate_messages(
     tok = load_tokenizer(model)
     fmt = _format(tok, chat_format)
     msgs = validate_messages(messages)
+    tools = validate_tools(tools)  # once: every candidate renders them again
     head = 0
     while head < len(msgs) and msgs[head]["role"] in ("system", "developer"):
         head += 1
@@ -128,7 +129,7 @@ def truncate_messages(
     # messages never adds tokens, so binary-search the first start that fits.
     starts = [i for i, m in enumerate(rest) if m["role"] != "tool"] + [len(rest)]
     what = "the system messages"
-    if fmt.name == "llama3" and validate_tools(tools):
+    if fmt.name == "llama3" and tools:
         # Llama 3.1 puts tool definitions into the first user message: the tail starts at one.
         starts = [i for i in starts[:-1] if rest[i]["role"] == "user"]
         what = "the system messages, the tool definitions and the last user message"
