@@ -183,9 +183,6 @@ class HarmonyUnsupported(Exception):
         self.fix = fix
 
 
-_ONE_OF_FIX = "describe it with a type list, enum or properties instead"
-
-
 def _get(node: Any, key: str) -> Any:
     return node.get(key) if isinstance(node, Mapping) else None
 
@@ -242,17 +239,72 @@ def _json_value(value: Any, path: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _default_comment(node: Mapping[str, Any], path: str) -> str:
+def _default_text(node: Mapping[str, Any], path: str, quote_enum: bool = False) -> str:
+    """``default: …`` as openai-harmony writes it: a string default quoted unless the schema
+    is an enum (then bare, or JSON-quoted where ``quote_enum``), anything else as compact JSON."""
     default = node["default"]
-    if isinstance(default, str):
-        return f" // default: {default}" if _is_enum(node) else f' // default: "{default}"'
-    return f" // default: {_json_value(default, path + '.default')}"
+    if isinstance(default, str) and not _is_enum(node):
+        return f'default: "{default}"'
+    if isinstance(default, str) and not quote_enum:
+        return f"default: {default}"
+    return f"default: {_json_value(default, path + '.default')}"
+
+
+def _variant(variant: Any, indent: str, path: str) -> str:
+    text = _ts_type(variant, indent + "   ", path)
+    if _get(variant, "nullable") is True and "null" not in text:
+        text += " | null"
+    return text
+
+
+def _one_of(variants: list[Any], indent: str, path: str) -> str:
+    """A ``oneOf`` schema: one ``| TYPE // description default`` line per variant."""
+    out = ""
+    for i, variant in enumerate(variants):
+        where = f"{path}.oneOf[{i}]"
+        out += f"\n{indent} | " + _variant(variant, indent, where)
+        notes = []
+        desc = _get(variant, "description")
+        if isinstance(desc, str):
+            notes.append(desc)
+        if isinstance(variant, Mapping) and "default" in variant:
+            notes.append(_default_text(variant, where, quote_enum=True))
+        if notes:
+            out += " // " + " ".join(notes)
+    return out
+
+
+def _one_of_property(prop: Mapping[str, Any], variants: list[Any], head: str, indent: str, path: str) -> str:
+    """A property whose schema is a ``oneOf``: comments, ``NAME[?]:``, one line per variant."""
+    out = ""
+    desc = prop.get("description")
+    desc = desc if isinstance(desc, str) else None
+    above = desc is not None and not (variants and _get(variants[0], "description") == desc)
+    if above:
+        out += f"{indent}// {desc}\n"
+    if "default" in prop:
+        out += f"{indent}// {_default_text(prop, path)}\n"
+    out += f"{head}:\n"
+    for i, variant in enumerate(variants):
+        where = f"{path}.oneOf[{i}]"
+        out += f"{indent} | " + _variant(variant, indent, where)
+        notes = []
+        vdesc = _get(variant, "description")
+        if not (i == 0 and above) and isinstance(vdesc, str) and vdesc != desc:
+            notes.append(vdesc)
+        if isinstance(variant, Mapping) and "default" in variant:
+            notes.append(_default_text(variant, where))
+        if notes:
+            out += " // " + " ".join(notes)
+        out += "\n"
+    return out + f"{indent},\n"
 
 
 def _ts_type(node: Any, indent: str, path: str) -> str:
     """A JSON schema as the TypeScript-like type openai-harmony writes."""
-    if _get(node, "oneOf") is not None:
-        raise HarmonyUnsupported(path, "uses oneOf", _ONE_OF_FIX)
+    one_of = _get(node, "oneOf")
+    if isinstance(one_of, list):
+        return _one_of(one_of, indent, path)
     kind = _get(node, "type")
     if isinstance(kind, list):
         names = ["number" if k == "integer" else k for k in kind if isinstance(k, str)]
@@ -273,25 +325,27 @@ def _ts_type(node: Any, indent: str, path: str) -> str:
             required = {r for r in req if isinstance(r, str)} if isinstance(req, list) else set()
             for key, prop in props.items():
                 where = f"{path}.properties.{key}"
-                if _get(prop, "oneOf") is not None:
-                    raise HarmonyUnsupported(where, "uses oneOf", _ONE_OF_FIX)
                 title = _get(prop, "title")
                 if isinstance(title, str):
                     out += f"{indent}// {title}\n{indent}//\n"
+                has_one_of = _get(prop, "oneOf") is not None
                 pdesc = _get(prop, "description")
-                if isinstance(pdesc, str):
+                if isinstance(pdesc, str) and not has_one_of:
                     out += f"{indent}// {pdesc}\n"
                 examples = _get(prop, "examples")
                 if isinstance(examples, list) and examples:
                     out += f"{indent}// Examples:\n"
                     out += "".join(f'{indent}// - "{ex}"\n' for ex in examples if isinstance(ex, str))
-                out += f"{indent}{key}{'' if key in required else '?'}: "
+                head = f"{indent}{key}{'' if key in required else '?'}"
+                if isinstance(prop.get("oneOf") if has_one_of else None, list):
+                    out += _one_of_property(prop, prop["oneOf"], head, indent, where)
+                    continue
                 text = _ts_type(prop, indent + "    ", where)
                 if _get(prop, "nullable") is True and "null" not in text:
                     text += " | null"
-                out += text + ","
-                if isinstance(prop, Mapping) and "default" in prop:
-                    out += _default_comment(prop, where)
+                out += f"{head}: {text},"
+                if not has_one_of and isinstance(prop, Mapping) and "default" in prop:
+                    out += " // " + _default_text(prop, where)
                 out += "\n"
         return out + indent + "}"
     if kind == "string":
