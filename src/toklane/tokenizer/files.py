@@ -143,6 +143,26 @@ def read_bytes(path: str | os.PathLike[str], spec: object = None, *, limit: int 
         os.close(fd)
 
 
+def read_head(path: str | os.PathLike[str], spec: object = None, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of a regular file (the checks of :func:`read_bytes`,
+    without its size limit): enough to tell which kind of tokenizer file it is."""
+    where = os.fspath(path) if spec is None else spec
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise TokenizerLoadError(where, f"cannot open it ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise TokenizerLoadError(where, f"{os.fspath(path)} is {_kind(st.st_mode)}, not a regular file")
+        return os.read(fd, size)
+    except OSError as exc:
+        raise TokenizerLoadError(where, f"cannot read it ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
 def read_text(path: str | os.PathLike[str], spec: object = None) -> str:
     """A regular file's text (UTF-8), bounded like :func:`read_bytes`."""
     data = read_bytes(path, spec)
@@ -477,5 +497,6 @@ __all__ = [
     "parse_tekken",
     "parse_tiktoken_ranks",
     "read_bytes",
+    "read_head",
     "read_text",
 ]
