@@ -11,6 +11,14 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from toklane.cli import bench_requirements_error
+
+# Before any benchmark dependency is imported: a missing one is one line naming the bench extra
+# (exit status 2), not a traceback. Every script imports this module before its other imports.
+if (_missing := bench_requirements_error()) is not None:
+    print(f"{Path(sys.argv[0]).name}: error: {_missing}", file=sys.stderr)
+    sys.exit(2)
+
 from rich.console import Console
 from rich.table import Table
 

@@ -45,11 +45,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-import torch
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_times_interleaved, fmt_seconds, gc_paused, machine_note, print_table, sample_text
+
+# isort: split
+# _common first: it names the bench extra in one line when torch or another dependency is missing.
+import numpy as np
+import torch
 
 import toklane
 

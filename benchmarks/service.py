@@ -26,8 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx
 from _common import best_time, fmt_seconds, print_table
+
+# isort: split
+# _common first: it names the bench extra in one line when httpx or another dependency is missing.
+import httpx
 
 import toklane
 

@@ -439,6 +439,47 @@ def _cmd_formats(args: argparse.Namespace) -> int:
 
 BENCHMARKS = ("tokenizer", "parsers", "decode_loop", "service")
 
+# What the bench extra installs (pyproject.toml's `bench`): module -> distribution. Everything the
+# benchmark scripts import beyond toklane's own dependencies (tests check the two lists agree).
+BENCH_MODULES = {
+    "rich": "rich",
+    "transformers": "transformers",
+    "openai_harmony": "openai-harmony",
+    "partial_json_parser": "partial-json-parser",
+    "torch": "torch",
+    "httpx": "httpx",
+}
+# Optional modules outside the bench extra -> the extra that installs them.
+OPTIONAL_MODULES = {"mistral_common": ("mistral-common", "mistral"), "torch": ("torch", "torch")}
+
+
+def _install_hint(extra: str) -> str:
+    hint = f'pip install "toklane[{extra}]"'
+    return hint + (f' (in a source checkout: pip install -e ".[{extra}]")' if extra == "bench" else "")
+
+
+def bench_requirements_error() -> str | None:
+    """One line naming the bench extra's packages that are not installed, or None when all are.
+    Used by `toklane bench` and by benchmarks/_common.py before it imports any of them."""
+    import importlib.util
+
+    missing = [dist for module, dist in BENCH_MODULES.items() if importlib.util.find_spec(module) is None]
+    if not missing:
+        return None
+    return f"the benchmarks need {', '.join(missing)}, not installed: {_install_hint('bench')}"
+
+
+def _missing_module_error(exc: ModuleNotFoundError, command: str | None) -> str | None:
+    root = (exc.name or "").partition(".")[0]
+    if command == "bench" and root in BENCH_MODULES:
+        return f"{BENCH_MODULES[root]} is not installed: {_install_hint('bench')}"
+    if root in OPTIONAL_MODULES:
+        dist, extra = OPTIONAL_MODULES[root]
+        return f"{dist} is not installed: {_install_hint(extra)}"
+    if root in BENCH_MODULES:
+        return f"{BENCH_MODULES[root]} is not installed: {_install_hint('bench')}"
+    return None
+
 
 def _benchmarks_dir(explicit: str | None) -> Path:
     folder = Path(explicit) if explicit else Path(__file__).resolve().parents[2] / "benchmarks"
@@ -456,6 +497,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     unknown = [n for n in names if not (folder / f"{n}.py").is_file()]
     if unknown:
         raise CliError(f"unknown benchmark {', '.join(unknown)}; available: {', '.join(BENCHMARKS)}")
+    if (missing := bench_requirements_error()) is not None:
+        raise CliError(missing)
     failed = []
     for name in names:
         cmd = [sys.executable, str(folder / f"{name}.py"), *(["--quick"] if args.quick else [])]
@@ -612,6 +655,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except (ValueError, TypeError) as exc:  # bad input caught by the library (messages, formats, ids)
         print(f"toklane: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional dependency: name it and its extra, no traceback
+        message = _missing_module_error(exc, getattr(args, "command", None))
+        if message is None:
+            raise
+        print(f"toklane: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         sys.stderr.close()  # output piped into `head`: nothing to report
