@@ -263,6 +263,11 @@ class StreamParser:
     def finished(self) -> bool:
         return self._done
 
+    @property
+    def in_reasoning(self) -> bool:
+        """Whether the text read so far ends inside reasoning (what the next text would be)."""
+        return self._mode == REASONING
+
     def parse_whole(self, text: str | None = None, token_ids: Any = None) -> ParseResult:
         """The whole output in one call (what :func:`toklane.parse` does): equal to folding
         ``feed`` + ``finish``, without the deltas. The parser is finished afterwards."""

@@ -1,0 +1,461 @@
+"""toklane's parsers inside vLLM: every format as ``toklane_<format>`` for ``--tool-call-parser`` and
+``--reasoning-parser``.
+
+Installing toklane next to vLLM makes the names available (the ``vllm.general_plugins`` entry point
+runs :func:`register` in every vLLM process); ``--tool-parser-plugin`` /
+``--reasoning-parser-plugin`` with the path of ``toklane/integrations/vllm_plugin.py`` does the same
+by hand. Tested with vLLM 0.33.
+
+What vLLM gets:
+
+* :class:`ToklaneParser`, vLLM's unified ``Parser``: when the flags name toklane formats (both, or
+  one and no other), :func:`register` has vLLM's parser composition return it. It runs ONE
+  toklane stream per request over reasoning and tool calls together, fed only each step's new
+  text, so a stream equals :func:`toklane.parse` of the whole output, whatever the steps
+  (reasoning after content, calls opened inside reasoning, markers split across steps). Forced
+  tool choices (``"required"``, a named function) keep vLLM's own JSON path.
+* :class:`ToklaneReasoningParser` and :class:`ToklaneToolParser` subclasses per format, vLLM's
+  separate ``ReasoningParser`` / ``ToolParser`` interfaces, for code that builds them on their
+  own: vLLM's structured-output engine asks the reasoning parser whether token ids end reasoning
+  (answered on the ids, for every split of a text marker), and a ``DelegatingParser`` pairing
+  one of ours with another parser uses them phase by phase, as vLLM's own do.
+
+Parsers read text, as vLLM's own do: :meth:`adjust_request` keeps special tokens in the
+detokenized text (``skip_special_tokens=False``), so markers that are special tokens reach them.
+The tokenizer vLLM passes is wrapped once by :func:`toklane.load_tokenizer` (cached weakly by
+the object).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+try:
+    from vllm.entrypoints.generate.base.protocol import (
+        DeltaFunctionCall,
+        DeltaMessage,
+        DeltaToolCall,
+        ExtractedToolCallInformation,
+        FunctionCall,
+        ToolCall,
+    )
+    from vllm.parser.abstract_parser import DelegatingParser
+    from vllm.reasoning.abs_reasoning_parsers import ReasoningParser, ReasoningParserManager
+    from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("toklane.integrations.vllm needs vLLM (tested with vllm==0.33.0)") from exc
+
+from ..decoding.thinking import _plan, _prompt_state
+from ..parsing import format_catalog, get_parser, parse
+from ..parsing.types import Delta, ParseResult
+from ..tokenizer import Tokenizer, load_tokenizer
+
+__all__ = ["PREFIX", "ToklaneParser", "ToklaneReasoningParser", "ToklaneToolParser", "register"]
+
+PREFIX = "toklane_"
+logger = logging.getLogger(__name__)
+
+
+def _tokenizer(tokenizer: Any) -> Tokenizer:
+    return tokenizer if type(tokenizer) is Tokenizer else load_tokenizer(tokenizer)
+
+
+def _schema(request: Any) -> list[dict[str, Any]] | None:
+    """The request's tools as OpenAI dicts (what toklane's ``tools_schema`` takes), or None."""
+    tools = getattr(request, "tools", None)
+    if not tools:
+        return None
+    return [t.model_dump(mode="json", exclude_none=True) if hasattr(t, "model_dump") else t for t in tools]
+
+
+def _keep_special_tokens(request: Any) -> Any:
+    if hasattr(request, "skip_special_tokens"):
+        request.skip_special_tokens = False  # markers that are special tokens must reach the text
+    return request
+
+
+def _delta_message(d: Delta) -> DeltaMessage | None:
+    """vLLM's ``DeltaMessage`` for a toklane delta, or None when it carries nothing."""
+    calls = [
+        DeltaToolCall(
+            index=c.index,
+            id=c.id,
+            type="function" if c.id is not None else None,
+            function=DeltaFunctionCall(name=c.name, arguments=c.arguments),
+        )
+        for c in d.tool_calls
+    ]
+    if not (d.reasoning or d.content or calls):
+        return None
+    return DeltaMessage(reasoning=d.reasoning or None, content=d.content or None, tool_calls=calls)
+
+
+def _merge(a: DeltaMessage | None, b: DeltaMessage | None) -> DeltaMessage | None:
+    if a is None or b is None:
+        return a or b
+    if b.reasoning:
+        a.reasoning = (a.reasoning or "") + b.reasoning
+    if b.content:
+        a.content = (a.content or "") + b.content
+    a.tool_calls = [*a.tool_calls, *b.tool_calls]
+    return a
+
+
+def _function_calls(result: ParseResult) -> list[FunctionCall]:
+    return [FunctionCall(id=c.id, name=c.name, arguments=c.arguments) for c in result.tool_calls]
+
+
+# --------------------------------------------------------------------------- reasoning
+
+
+class ToklaneReasoningParser(ReasoningParser):
+    """vLLM ``ReasoningParser`` over toklane's format :attr:`reasoning_format` (one subclass per format).
+
+    Streaming keeps one toklane parser per request (reasoning only), fed each step's new text.
+    Token-id questions (:meth:`is_reasoning_end`, :meth:`extract_content_ids`) are answered on the
+    ids from the cached token tables: a marker that is an added token by id, any other by bytes.
+    """
+
+    reasoning_format: str = ""
+    # vLLM then asks has_engine_confirmed_reasoning_end() (the stream's own state) when to hand over to
+    # the tool parser, and takes what the stream still holds with finish_streaming(): nothing is lost.
+    engine_based_streaming = True
+
+    def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, *args, **kwargs)
+        self._tok = _tokenizer(tokenizer)
+        self._plan = _plan(self._tok, self.reasoning_format)  # a missing marker fails at start-up
+        self._thinking: bool | None = None
+        self._stream: Any = None
+        self._answered = False  # non-blank content was read
+
+    # ---- token ids
+    def _ended(self, ids: Sequence[int]) -> bool:
+        """Whether ``ids`` close reasoning: an end marker after the last start marker."""
+        inside, _, implicit = _prompt_state(self._plan, ids)
+        return not inside and not implicit
+
+    def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+        return self._ended(input_ids)
+
+    def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
+        """Whether reasoning ends in this step: an end marker finished by one of ``delta_ids``."""
+        new = len(list(delta_ids))
+        window = list(input_ids[-(len(self._plan.end.pattern) + new) :])  # the marker may begin before the step
+        found = self._plan.end.last_in(window, 0)
+        return found is not None and found[1] > len(window) - new and self._ended(input_ids)
+
+    def extract_content_ids(self, input_ids: list[int]) -> list[int]:
+        """The ids after the first end of reasoning (those of the token finishing the marker excluded)."""
+        scanner = self._plan.end.scanner(0)
+        if scanner.update(input_ids) < 0:
+            return []
+        return list(input_ids[scanner.end :])
+
+    def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+        inside, _, implicit = _prompt_state(self._plan, prompt_token_ids)
+        self._thinking = None if implicit else inside
+
+    def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
+        self.set_prompt_token_ids(prompt_token_ids)
+
+    def adjust_request(self, request: Any) -> Any:
+        return _keep_special_tokens(request)
+
+    # ---- text
+    def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
+        result = parse(self._tok, text=model_output, reasoning=self.reasoning_format, thinking=self._thinking)
+        return result.reasoning, result.content
+
+    def extract_reasoning_streaming(
+        self,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        previous_token_ids: Sequence[int],
+        current_token_ids: Sequence[int],
+        delta_token_ids: Sequence[int],
+    ) -> DeltaMessage | None:
+        if self._stream is None:
+            self._stream = get_parser(self._tok, reasoning=self.reasoning_format, thinking=self._thinking)
+        if self._stream.finished:
+            return None
+        delta = self._stream.feed(text=delta_text)
+        self._answered = self._answered or bool(delta.content.strip())
+        return _delta_message(delta)
+
+    def has_engine_confirmed_reasoning_end(self) -> bool:
+        """Hand over to the tool parser once the answer has begun: outside reasoning, with non-blank
+        content read (the whitespace after the end marker is layout, dropped here as toklane drops it)."""
+        stream = self._stream
+        return stream is not None and self._answered and not stream.in_reasoning
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        """What the stream still holds (text that could have begun a marker), at its end."""
+        if self._stream is None or self._stream.finished:
+            return None
+        return _delta_message(self._stream.finish())
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """Output tokens between the start of reasoning (the prompt's, or a start marker in the
+        output) and its end marker (or the end of the output)."""
+        ids = list(token_ids)
+        end = self._plan.end.scanner(0)
+        stop = end.update(ids)
+        start = self._plan.start.scanner(0) if self._plan.start else None
+        if start is not None and start.update(ids) >= 0 and (stop < 0 or start.start < stop):
+            begin = start.end
+        elif self._thinking if self._thinking is not None else self._plan.markers.implicit_start:
+            begin = 0
+        else:
+            return 0
+        return max(0, (stop if stop >= 0 else len(ids)) - begin)
+
+
+# --------------------------------------------------------------------------- tools
+
+
+class ToklaneToolParser(ToolParser):
+    """vLLM ``ToolParser`` over toklane's format :attr:`tools_format` (one subclass per format).
+
+    Streaming keeps one toklane parser per request (tools only), fed each step's new text, and
+    returns vLLM's ``DeltaMessage`` with ``DeltaToolCall`` pieces: each call is sent whole once it
+    is complete and valid, never one that later turns out broken, so a stream equals the whole
+    output's parse. The non-streaming call returns ``ExtractedToolCallInformation``.
+    """
+
+    tools_format: str = ""
+    engine_based_streaming = True  # vLLM then flushes what the stream holds at the end (finish_streaming)
+
+    def __init__(self, tokenizer: Any, tools: Any = None, **kwargs: Any) -> None:
+        super().__init__(tokenizer, tools)
+        self._tok = _tokenizer(tokenizer)
+        get_parser(self._tok, tools=self.tools_format)  # a missing marker fails at start-up
+        self._stream: Any = None
+
+    def adjust_request(self, request: Any) -> Any:
+        return _keep_special_tokens(super().adjust_request(request))
+
+    def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
+        result = parse(self._tok, text=model_output, tools=self.tools_format, tools_schema=_schema(request))
+        calls = [
+            ToolCall(id=c.id, function=FunctionCall(name=c.name, arguments=c.arguments)) for c in result.tool_calls
+        ]
+        return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=result.content)
+
+    def extract_tool_calls_streaming(
+        self,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        previous_token_ids: Sequence[int],
+        current_token_ids: Sequence[int],
+        delta_token_ids: Sequence[int],
+        request: Any,
+    ) -> DeltaMessage | None:
+        if self._stream is None:
+            self._stream = get_parser(self._tok, tools=self.tools_format, tools_schema=_schema(request))
+        if self._stream.finished:
+            return None
+        return _delta_message(self._stream.feed(text=delta_text))
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        if self._stream is None or self._stream.finished:
+            return None
+        return _delta_message(self._stream.finish())
+
+
+# --------------------------------------------------------------------------- unified
+
+
+class ToklaneParser(DelegatingParser):
+    """vLLM's unified ``Parser`` over one toklane stream for reasoning and tool calls together.
+
+    Subclasses set ``reasoning_format`` / ``tools_format`` (either may be None) and vLLM's
+    ``reasoning_parser_cls`` / ``tool_parser_cls`` (our per-format classes, which vLLM's serving
+    code looks at). Auto tool choice (and no tools) is read by toklane; ``"none"``,
+    ``"required"`` and named choices go to vLLM's own handling (``DelegatingParser``).
+    """
+
+    reasoning_format: str | None = None
+    tools_format: str | None = None
+    _enable_auto_tools = True
+
+    def __init__(self, tokenizer: Any, tools: Any = None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, tools, *args, **kwargs)
+        self._tok = _tokenizer(tokenizer)
+        self._stream: Any = None
+        self._thinking: bool | None = None
+
+    @staticmethod
+    def _ours(request: Any) -> bool:
+        """Whether toklane reads this request's output: no tools, or tool choice auto or none."""
+        return not getattr(request, "tools", None) or getattr(request, "tool_choice", None) in (None, "auto", "none")
+
+    def _tools(self, request: Any, enable_auto_tools: bool) -> str | None:
+        if not (enable_auto_tools and getattr(request, "tools", None)) or request.tool_choice == "none":
+            return None
+        return self.tools_format
+
+    def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+        super().set_prompt_token_ids(prompt_token_ids)
+        if self._reasoning_parser is not None:
+            self._thinking = self._reasoning_parser._thinking  # type: ignore[attr-defined]
+            if self._reasoning_parser.is_reasoning_end(prompt_token_ids):
+                self._thinking = False
+
+    def parse(
+        self,
+        model_output: str,
+        request: Any,
+        enable_auto_tools: bool = False,
+        model_output_token_ids: Sequence[int] = (),
+    ) -> tuple[str | None, str | None, list[FunctionCall] | None]:
+        if not self._ours(request):
+            return super().parse(model_output, request, enable_auto_tools, model_output_token_ids)
+        self._initialize_history_tool_call_cnt(request)
+        result = parse(
+            self._tok,
+            text=model_output,
+            reasoning=self.reasoning_format,
+            tools=self._tools(request, enable_auto_tools),
+            tools_schema=_schema(request),
+            thinking=self._thinking,
+        )
+        content = result.content if result.content is None or result.content.strip() else None
+        return result.reasoning, content, _function_calls(result) or None
+
+    def parse_delta(
+        self,
+        delta_text: str,
+        delta_token_ids: list[int],
+        request: Any,
+        prompt_token_ids: list[int] | None = None,
+        *,
+        finished: bool,
+    ) -> DeltaMessage | None:
+        if not self._ours(request):
+            return super().parse_delta(delta_text, delta_token_ids, request, prompt_token_ids, finished=finished)
+        self._initialize_history_tool_call_cnt(request)
+        state = self._stream_state
+        if self._stream is None:
+            if not state.prompt_reasoning_checked and prompt_token_ids is not None:
+                state.prompt_reasoning_checked = True
+                self.set_prompt_token_ids(prompt_token_ids)
+            self._stream = get_parser(
+                self._tok,
+                reasoning=self.reasoning_format,
+                tools=self._tools(request, self._enable_auto_tools),
+                tools_schema=_schema(request),
+                thinking=self._thinking,
+            )
+        stream = self._stream
+        if stream.finished:
+            return None
+        message = _delta_message(stream.feed(text=delta_text)) if delta_text else None
+        if finished:
+            message = _merge(message, _delta_message(stream.finish()))
+        if message is None:
+            return None
+        state.history_tool_call_cnt += sum(c.id is not None for c in message.tool_calls)
+        if not getattr(request, "include_reasoning", True):
+            message.reasoning = None
+            if not message.content and not message.tool_calls:
+                return None
+        return message
+
+
+# --------------------------------------------------------------------------- registration
+
+_REASONING: dict[str, type[ToklaneReasoningParser]] = {}
+_TOOLS: dict[str, type[ToklaneToolParser]] = {}
+
+
+def _class_name(fmt: str, kind: str) -> str:
+    return "Toklane" + "".join(part.capitalize() for part in fmt.split("_")) + kind
+
+
+def _build_classes() -> None:
+    """One class per format, registered under ``toklane_<name>`` for its name and every alias."""
+    if _REASONING:
+        return
+    catalog = format_catalog()
+    for kind, table, base, attr in (
+        ("reasoning", _REASONING, ToklaneReasoningParser, "reasoning_format"),
+        ("tools", _TOOLS, ToklaneToolParser, "tools_format"),
+    ):
+        suffix = "ReasoningParser" if kind == "reasoning" else "ToolParser"
+        for entry in catalog[kind]:
+            name = entry["name"]
+            cls = type(_class_name(name, suffix), (base,), {attr: name})
+            cls.__module__ = __name__
+            globals()[cls.__name__] = cls
+            for key in (name, *entry["aliases"]):
+                table[PREFIX + key] = cls  # type: ignore[assignment]
+
+
+def unified_parser(reasoning_name: str | None, tool_name: str | None, enable_auto_tools: bool = True) -> type:
+    """The :class:`ToklaneParser` subclass for ``--reasoning-parser`` / ``--tool-call-parser`` names
+    (``toklane_<format>`` or None)."""
+    _build_classes()
+    r_cls = _REASONING[reasoning_name] if reasoning_name else None
+    t_cls = _TOOLS[tool_name] if tool_name and enable_auto_tools else None
+    attrs = {
+        "reasoning_format": r_cls.reasoning_format if r_cls else None,
+        "tools_format": t_cls.tools_format if t_cls else None,
+        "reasoning_parser_cls": r_cls,
+        "tool_parser_cls": t_cls,
+        "_enable_auto_tools": enable_auto_tools,
+    }
+    return type("ToklaneParser_" + "_".join(n for n in (reasoning_name, tool_name) if n), (ToklaneParser,), attrs)
+
+
+def _install_composition() -> None:
+    """Have vLLM's ``ParserManager`` compose our unified parser when the flags name only toklane formats."""
+    from vllm.parser.parser_manager import ParserManager
+
+    original = ParserManager.__dict__["_compose_parser"]
+    if getattr(original, "_toklane", False):
+        return
+
+    def compose(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        names = dict(
+            zip(
+                (
+                    "tool_parser_name",
+                    "reasoning_parser_name",
+                    "enable_auto_tools",
+                    "model_name",
+                    "is_harmony",
+                    "tool_strict_level",
+                    "tokenizer",
+                ),
+                args,
+                strict=False,
+            ),
+            **kwargs,
+        )
+        tool_name, reasoning_name = names.get("tool_parser_name"), names.get("reasoning_parser_name")
+        ours = [n for n in (tool_name, reasoning_name) if n]
+        if names.get("is_harmony") or not ours or not all(n.startswith(PREFIX) for n in ours):
+            return original.__func__(cls, *args, **kwargs)
+        parser_cls = unified_parser(reasoning_name, tool_name, bool(names.get("enable_auto_tools")))
+        if parser_cls.tool_parser_cls is None and parser_cls.reasoning_parser_cls is None:
+            return None
+        return parser_cls
+
+    compose._toklane = True  # type: ignore[attr-defined]
+    ParserManager._compose_parser = classmethod(compose)  # type: ignore[method-assign,assignment]
+
+
+def register() -> None:
+    """Register every toklane format with vLLM as ``toklane_<format>`` (idempotent; the
+    ``vllm.general_plugins`` entry point calls it in every vLLM process)."""
+    _build_classes()
+    for name, r_cls in _REASONING.items():
+        ReasoningParserManager.register_module(name=name, module=r_cls)
+    for name, t_cls in _TOOLS.items():
+        ToolParserManager.register_module(name=name, module=t_cls)
+    _install_composition()
