@@ -55,6 +55,14 @@ def test_mistyped_file_name_suggests_the_file_beside_it(tmp_path, deepseek_json)
     assert "tokenizer_config.json" not in message  # never suggested: it is not a tokenizer
 
 
+def test_home_relative_path(tmp_path, deepseek_json, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    shutil.copy(deepseek_json, tmp_path / "tokenizer.json")
+    assert toklane.load_tokenizer("~/tokenizer.json").encode("hi") == toklane.load_tokenizer("deepseek-v4").encode("hi")
+    message = _load_error("~/tokenizer.jsn")
+    assert "no such file or folder" in message and str(tmp_path / "tokenizer.json") in message
+
+
 def test_missing_folder_is_named(tmp_path):
     message = _load_error(str(tmp_path / "nope" / "tokenizer.json"))
     assert f"its folder {str(tmp_path / 'nope')!r} does not exist either" in message

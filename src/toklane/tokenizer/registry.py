@@ -362,6 +362,8 @@ def load_tokenizer(spec: Any, *, refresh: bool = False) -> Tokenizer:
             return _load_bundled(name)
         if os.path.exists(spec):
             return _load_path(Path(spec))
+        if spec.startswith("~") and os.path.exists(os.path.expanduser(spec)):
+            return _load_path(Path(os.path.expanduser(spec)))
         name = _family_name(spec)
         if name is not None:
             return _load_bundled(name)
