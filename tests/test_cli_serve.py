@@ -85,3 +85,14 @@ def test_every_option_shows_its_default():
     ).stdout
     for shown in ("(default: 127.0.0.1)", "(default: 8000)", "(default: qwen3.6)", "(default: 512)"):
         assert shown in " ".join(help_text.split()), shown
+
+
+def test_bad_host_or_port_is_one_line_before_any_preloading():
+    for args, line in [
+        (("--port", "99999"), "port 99999 is out of range; choose one in 0-65535 with --port"),
+        (("--host", "127.0.0.1", "--port", "-1"), "port -1 is out of range; choose one in 0-65535 with --port"),
+    ]:
+        cmd = [sys.executable, "-m", "toklane.cli", "serve", *args, "--model", "/no/such/tokenizer.json"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc
+        assert proc.stderr.startswith(f"toklane: error: {line}"), proc.stderr

@@ -149,17 +149,15 @@ def _check_port(host: str, port: int) -> None:
     import errno
     import socket
 
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise CliError(f"cannot resolve --host {host!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    except OverflowError:
-        raise CliError(f"port {port} is out of range; choose one in 0-65535 with --port") from None
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as sock:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as uvicorn picks it
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: TIME_WAIT is not "in use"
         try:
-            sock.bind(address)
+            sock.bind((host, port))
+        except OverflowError:
+            raise CliError(f"port {port} is out of range; choose one in 0-65535 with --port") from None
+        except socket.gaierror as exc:
+            raise CliError(f"cannot resolve --host {host!r} ({exc.strerror or exc})") from None
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 raise CliError(f"port {port} on {host} is in use; choose another with --port") from None
