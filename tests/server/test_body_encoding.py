@@ -47,12 +47,6 @@ def test_lone_surrogate_is_a_422_naming_the_field(url, path):
     assert "surrogate" in message and "text" in message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/toklane/server/app.py: FastAPI's body parser turns the UnicodeDecodeError into "
-    "'There was an error parsing the body', which says neither what is wrong nor the fix; the "
-    "message should say the body is not valid UTF-8, at which byte, and that JSON bodies must be UTF-8",
-)
 def test_invalid_utf8_message_says_utf8_and_the_byte(url):
     message = post(url, "/v1/tokenize", LATIN1).json()["error"]["message"]
     assert "UTF-8" in message and "byte 31" in message, message

@@ -276,7 +276,15 @@ def create_app(
     @app.exception_handler(StarletteHTTPException)
     async def _on_http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         kinds = {400: "invalid_request_error", 404: "not_found", 405: "method_not_allowed"}
-        return _error(exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail), exc.headers)
+        message = str(exc.detail)
+        cause = exc.__cause__
+        if isinstance(cause, UnicodeDecodeError):  # FastAPI's "There was an error parsing the body"
+            bad = cause.object[cause.start : cause.start + 1].hex()
+            message = (
+                f"the request body is not valid UTF-8 (byte {cause.start} is 0x{bad}); "
+                "send JSON encoded as UTF-8 (non-ASCII text may also be written as \\uXXXX escapes)"
+            )
+        return _error(exc.status_code, kinds.get(exc.status_code, "http_error"), message, exc.headers)
 
     @app.exception_handler(RequestTooLarge)
     async def _on_too_large(_: Request, exc: RequestTooLarge) -> JSONResponse:
