@@ -1,4 +1,4 @@
-"""The ``toklane`` command line: serve, parse, count, models, formats, bench.
+"""The ``toklane`` command line: serve, parse, count, tokenize, models, formats, bench.
 
 Errors go to stderr as one line (``toklane: error: ...``) with exit status 2
 for bad input or setup, 1 for a failed benchmark, 130 on Ctrl-C.
@@ -382,6 +382,28 @@ def _file_size(path: str) -> int:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+# --------------------------------------------------------------------------- tokenize
+
+
+def _cmd_tokenize(args: argparse.Namespace) -> int:
+    from .tokenizer import load_tokenizer
+
+    _check_encoding(args)
+    tok = load_tokenizer(args.model)
+    text = _read_text(args.file, args)
+    ids = tok.encode(text, add_special_tokens=args.add_special_tokens, split_special_tokens=args.split_special_tokens)
+    if args.json:
+        out: dict[str, Any] = {"model": tok.name, "tokens": ids, "count": len(ids)}
+        if args.strings:
+            out["token_strs"] = [tok.id_to_token(i) for i in ids]
+        _print_json(out)
+    elif args.strings:
+        sys.stdout.write("".join(f"{i}\t{json.dumps(tok.id_to_token(i), ensure_ascii=False)}\n" for i in ids))
+    else:
+        print(" ".join(map(str, ids)))
+    return 0
+
+
 # --------------------------------------------------------------------------- models / formats
 
 
@@ -619,6 +641,18 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     _add_input_options(count)
     count.set_defaults(func=_cmd_count)
+
+    tokenize = sub.add_parser("tokenize", help="print the token ids of a text", **sub_options)
+    tokenize.add_argument("file", nargs="?", default="-", help="text to tokenize ('-': stdin)")
+    tokenize.add_argument("--model", required=True, help="tokenizer name, alias or path")
+    tokenize.add_argument("--add-special-tokens", action="store_true", help="add the model's BOS/prefix tokens")
+    tokenize.add_argument(
+        "--split-special-tokens", action="store_true", help="read special-token strings in the text as plain text"
+    )
+    tokenize.add_argument("--strings", action="store_true", help="show each id's vocabulary string too")
+    tokenize.add_argument("--json", action="store_true", help="print JSON {model, tokens, count[, token_strs]}")
+    _add_input_options(tokenize)
+    tokenize.set_defaults(func=_cmd_tokenize)
 
     models = sub.add_parser("models", help="list the bundled tokenizers", **sub_options)
     models.add_argument(
