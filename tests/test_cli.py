@@ -26,7 +26,7 @@ def assert_clean_error(proc: subprocess.CompletedProcess[str], needle: str) -> N
 def test_version_and_help():
     assert run("--version").stdout.strip() == f"toklane {toklane.__version__}"
     out = run("--help").stdout
-    for command in ("serve", "parse", "count", "models", "formats", "bench"):
+    for command in ("serve", "parse", "count", "tokenize", "models", "formats", "bench"):
         assert command in out
 
 
