@@ -184,3 +184,18 @@ def test_separate_adapters_under_vllms_delegating_parser(opts: dict, output: str
     assert reasoning == (want.reasoning or "")
     assert content == (want.content or "")
     assert [(n, json.loads(a)) for _, (n, a) in sorted(calls.items())] == calls_of(want)
+
+
+def test_vllm_finds_the_plugin_by_entry_point_and_by_file() -> None:
+    """Installed toklane declares the vllm.general_plugins entry point vLLM loads; the plugin file
+    registers the names when vLLM imports it (--tool-parser-plugin)."""
+    import importlib.metadata
+    import importlib.util
+
+    from vllm.plugins import load_plugins_by_group
+
+    (entry,) = [e for e in importlib.metadata.entry_points(group="vllm.general_plugins") if e.name == "toklane"]
+    assert entry.value == "toklane.integrations.vllm:register"
+    assert load_plugins_by_group("vllm.general_plugins")["toklane"] is toklane_vllm.register
+    ToolParserManager.import_tool_parser(importlib.util.find_spec("toklane.integrations.vllm_plugin").origin)
+    assert ToolParserManager.get_tool_parser("toklane_qwen25").tools_format == "hermes"
