@@ -19,7 +19,7 @@ try:
     from transformers import LogitsProcessor
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "toklane.integrations.transformers needs transformers and torch: pip install transformers torch"
+        'toklane.integrations.transformers needs transformers and torch: pip install "toklane[torch]" transformers'
     ) from exc
 
 from ..decoding import PenaltyState, ThinkingBudget
