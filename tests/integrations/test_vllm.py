@@ -67,6 +67,32 @@ def calls_of(result: toklane.ParseResult) -> list[tuple[str, object]]:
     return [(c.name, json.loads(c.arguments)) for c in result.tool_calls]
 
 
+def stream_through(parser, tok: toklane.Tokenizer, output: str, request, step: int) -> tuple[str, str, list]:
+    """``parse_delta`` as vLLM's serving layer calls it, ``step`` tokens at a time, on the text an
+    incremental detokenizer releases (special tokens kept); the deltas folded into (reasoning,
+    content, [(name, arguments)])."""
+    ids = tok.encode(output)
+    detok = toklane.IncrementalDetokenizer(tok)
+    reasoning, content, calls = "", "", {}
+    for at in range(0, len(ids), step):
+        piece = ids[at : at + step]
+        finished = at + step >= len(ids)
+        text = detok.step(piece) + (detok.flush() if finished else "")
+        delta = parser.parse_delta(text, piece, request, tok.encode("hi"), finished=finished)
+        if delta is None:
+            continue
+        reasoning += delta.reasoning or ""
+        content += delta.content or ""
+        for call in delta.tool_calls:
+            name, args = calls.get(call.index, ("", ""))
+            calls[call.index] = (name + (call.function.name or ""), args + (call.function.arguments or ""))
+    return reasoning, content, [(n, json.loads(a)) for _, (n, a) in sorted(calls.items())]
+
+
+def assert_same(got: tuple[str, str, list], want: toklane.ParseResult) -> None:
+    assert got == (want.reasoning or "", want.content or "", calls_of(want))
+
+
 @pytest.mark.parametrize(("opts", "output"), CASES, ids=IDS)
 def test_whole_output_through_vllm_parse(opts: dict, output: str) -> None:
     tok = tokenizer(opts["tokenizer"])
@@ -85,26 +111,7 @@ def test_stream_through_vllm_parse_delta(opts: dict, output: str, step: int) -> 
     tok = tokenizer(opts["tokenizer"])
     parser, request = parser_for(opts, tok)
     want = expected(opts, tok, output, request)
-    ids = tok.encode(output)
-    detok = toklane.IncrementalDetokenizer(tok)  # what vLLM's detokenizer releases, special tokens kept
-    reasoning, content, calls = "", "", {}
-    for at in range(0, len(ids), step):
-        piece = ids[at : at + step]
-        text = detok.step(piece)
-        finished = at + step >= len(ids)
-        if finished:
-            text += detok.flush()
-        delta = parser.parse_delta(text, piece, request, tok.encode("hi"), finished=finished)
-        if delta is None:
-            continue
-        reasoning += delta.reasoning or ""
-        content += delta.content or ""
-        for call in delta.tool_calls:
-            name, args = calls.get(call.index, ("", ""))
-            calls[call.index] = (name + (call.function.name or ""), args + (call.function.arguments or ""))
-    assert reasoning == (want.reasoning or "")
-    assert content == (want.content or "")
-    assert [(n, json.loads(a)) for _, (n, a) in sorted(calls.items())] == calls_of(want)
+    assert_same(stream_through(parser, tok, output, request, step), want)
 
 
 def test_every_format_is_registered_with_vllm() -> None:
@@ -166,24 +173,7 @@ def test_separate_adapters_under_vllms_delegating_parser(opts: dict, output: str
     request = request_for(opts)
     want = expected(opts, tok, output, request)
     parser = Pair(tok, request.tools)
-    ids = tok.encode(output)
-    detok = toklane.IncrementalDetokenizer(tok)
-    reasoning, content, calls = "", "", {}
-    for at in range(0, len(ids), step):
-        piece = ids[at : at + step]
-        finished = at + step >= len(ids)
-        text = detok.step(piece) + (detok.flush() if finished else "")
-        delta = parser.parse_delta(text, piece, request, tok.encode("hi"), finished=finished)
-        if delta is None:
-            continue
-        reasoning += delta.reasoning or ""
-        content += delta.content or ""
-        for call in delta.tool_calls:
-            name, args = calls.get(call.index, ("", ""))
-            calls[call.index] = (name + (call.function.name or ""), args + (call.function.arguments or ""))
-    assert reasoning == (want.reasoning or "")
-    assert content == (want.content or "")
-    assert [(n, json.loads(a)) for _, (n, a) in sorted(calls.items())] == calls_of(want)
+    assert_same(stream_through(parser, tok, output, request, step), want)
 
 
 def test_vllm_finds_the_plugin_by_entry_point_and_by_file() -> None:

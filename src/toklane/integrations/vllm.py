@@ -29,7 +29,7 @@ the object).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 try:
@@ -107,10 +107,27 @@ def _function_calls(result: ParseResult) -> list[FunctionCall]:
     return [FunctionCall(id=c.id, name=c.name, arguments=c.arguments) for c in result.tool_calls]
 
 
+class _OneStream:
+    """One toklane stream per request, fed each step's new text; the adapters' shared part."""
+
+    _stream: Any = None
+
+    def _feed(self, make: Callable[[], Any], text: str) -> Delta | None:
+        if self._stream is None:
+            self._stream = make()
+        return None if self._stream.finished else self._stream.feed(text=text)
+
+    def finish_streaming(self) -> DeltaMessage | None:
+        """What the stream still holds (text that could have begun a marker, a call not yet closed), at its end."""
+        if self._stream is None or self._stream.finished:
+            return None
+        return _delta_message(self._stream.finish())
+
+
 # --------------------------------------------------------------------------- reasoning
 
 
-class ToklaneReasoningParser(ReasoningParser):
+class ToklaneReasoningParser(_OneStream, ReasoningParser):
     """vLLM ``ReasoningParser`` over toklane's format :attr:`reasoning_format` (one subclass per format).
 
     Streaming keeps one toklane parser per request (reasoning only), fed each step's new text.
@@ -128,7 +145,6 @@ class ToklaneReasoningParser(ReasoningParser):
         self._tok = _tokenizer(tokenizer)
         self._plan = _plan(self._tok, self.reasoning_format)  # a missing marker fails at start-up
         self._thinking: bool | None = None
-        self._stream: Any = None
         self._answered = False  # non-blank content was read
 
     # ---- token ids
@@ -178,11 +194,11 @@ class ToklaneReasoningParser(ReasoningParser):
         current_token_ids: Sequence[int],
         delta_token_ids: Sequence[int],
     ) -> DeltaMessage | None:
-        if self._stream is None:
-            self._stream = get_parser(self._tok, reasoning=self.reasoning_format, thinking=self._thinking)
-        if self._stream.finished:
+        delta = self._feed(
+            lambda: get_parser(self._tok, reasoning=self.reasoning_format, thinking=self._thinking), delta_text
+        )
+        if delta is None:
             return None
-        delta = self._stream.feed(text=delta_text)
         self._answered = self._answered or bool(delta.content.strip())
         return _delta_message(delta)
 
@@ -191,12 +207,6 @@ class ToklaneReasoningParser(ReasoningParser):
         content read (the whitespace after the end marker is layout, dropped here as toklane drops it)."""
         stream = self._stream
         return stream is not None and self._answered and not stream.in_reasoning
-
-    def finish_streaming(self) -> DeltaMessage | None:
-        """What the stream still holds (text that could have begun a marker), at its end."""
-        if self._stream is None or self._stream.finished:
-            return None
-        return _delta_message(self._stream.finish())
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
         """Output tokens between the start of reasoning (the prompt's, or a start marker in the
@@ -217,7 +227,7 @@ class ToklaneReasoningParser(ReasoningParser):
 # --------------------------------------------------------------------------- tools
 
 
-class ToklaneToolParser(ToolParser):
+class ToklaneToolParser(_OneStream, ToolParser):
     """vLLM ``ToolParser`` over toklane's format :attr:`tools_format` (one subclass per format).
 
     Streaming keeps one toklane parser per request (tools only), fed each step's new text, and
@@ -233,16 +243,13 @@ class ToklaneToolParser(ToolParser):
         super().__init__(tokenizer, tools)
         self._tok = _tokenizer(tokenizer)
         get_parser(self._tok, tools=self.tools_format)  # a missing marker fails at start-up
-        self._stream: Any = None
 
     def adjust_request(self, request: Any) -> Any:
         return _keep_special_tokens(super().adjust_request(request))
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         result = parse(self._tok, text=model_output, tools=self.tools_format, tools_schema=_schema(request))
-        calls = [
-            ToolCall(id=c.id, function=FunctionCall(name=c.name, arguments=c.arguments)) for c in result.tool_calls
-        ]
+        calls = [ToolCall(id=f.id, function=f) for f in _function_calls(result)]
         return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=result.content)
 
     def extract_tool_calls_streaming(
@@ -255,16 +262,10 @@ class ToklaneToolParser(ToolParser):
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> DeltaMessage | None:
-        if self._stream is None:
-            self._stream = get_parser(self._tok, tools=self.tools_format, tools_schema=_schema(request))
-        if self._stream.finished:
-            return None
-        return _delta_message(self._stream.feed(text=delta_text))
-
-    def finish_streaming(self) -> DeltaMessage | None:
-        if self._stream is None or self._stream.finished:
-            return None
-        return _delta_message(self._stream.finish())
+        delta = self._feed(
+            lambda: get_parser(self._tok, tools=self.tools_format, tools_schema=_schema(request)), delta_text
+        )
+        return None if delta is None else _delta_message(delta)
 
 
 # --------------------------------------------------------------------------- unified
