@@ -73,6 +73,16 @@ def parse_response(raw: bytes) -> tuple[int, dict[str, str], bytes]:
     return status, headers, body
 
 
+def error_message(response: Any, status: int) -> str:
+    """The message of an answer (an httpx/TestClient response) that must be our one-line JSON error with ``status``."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"type", "message"}, body
+    message = body["error"]["message"]
+    assert "\n" not in message, message
+    return message
+
+
 def error_of(raw: bytes) -> tuple[int, dict[str, str]]:
     """Status and ``error`` object of a response that must be our JSON error shape."""
     status, headers, body = parse_response(raw)

@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import toklane
+from tests.server.live import error_message as _error
 from toklane.server import create_app
 
 
@@ -16,13 +17,6 @@ def client():
     app = create_app(["qwen3.6", "llama3"], max_body_bytes=64 * 1024)
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
-
-
-def _error(response, status):
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"type", "message"}
-    return body["error"]["message"]
 
 
 def test_health_and_models(client):

@@ -6,6 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import toklane
+from tests.server.live import error_message as _error
 from toklane.server import create_app
 
 TOOLS = [
@@ -25,14 +26,6 @@ MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "conten
 def client():
     with TestClient(create_app(["qwen3.6", "llama3"]), raise_server_exceptions=False) as c:
         yield c
-
-
-def _error(response, status):
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"type", "message"}
-    assert "\n" not in body["error"]["message"]
-    return body["error"]["message"]
 
 
 @pytest.mark.parametrize("model", ["qwen3.6", "qwen3", "llama3", "gpt-oss"])

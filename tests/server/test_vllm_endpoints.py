@@ -7,6 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import toklane
+from tests.server.live import error_message as _error
 from toklane.server import create_app
 
 
@@ -14,15 +15,6 @@ from toklane.server import create_app
 def client():
     with TestClient(create_app(["qwen3.6", "llama3"]), raise_server_exceptions=False) as c:
         yield c
-
-
-def _error(response, status):
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"type", "message"}
-    message = body["error"]["message"]
-    assert "\n" not in message
-    return message
 
 
 @pytest.mark.parametrize(

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import os
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from ..errors import TokenizerLoadError, json_kind
@@ -107,14 +108,11 @@ def _kind(mode: int) -> str:
     return "something else"
 
 
-def read_bytes(path: str | os.PathLike[str], spec: object = None, *, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes.
-
-    Opened non-blocking (a FIFO without a writer does not block) and checked on
-    the open descriptor; anything but a regular file, or a file over the limit,
-    is a :class:`TokenizerLoadError`.
-    """
-    where = os.fspath(path) if spec is None else spec
+@contextlib.contextmanager
+def _regular_file(path: str | os.PathLike[str], where: object) -> Iterator[tuple[int, os.stat_result]]:
+    """An open descriptor of a regular file and its stat, checked on the descriptor (opened
+    non-blocking, so a FIFO without a writer does not block); OS errors become
+    :class:`TokenizerLoadError`."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -124,6 +122,20 @@ def read_bytes(path: str | os.PathLike[str], spec: object = None, *, limit: int 
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise TokenizerLoadError(where, f"{os.fspath(path)} is {_kind(st.st_mode)}, not a regular file")
+        yield fd, st
+    except OSError as exc:
+        raise TokenizerLoadError(where, f"cannot read it ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: str | os.PathLike[str], spec: object = None, *, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes.
+
+    Anything but a regular file, or a file over the limit, is a :class:`TokenizerLoadError`.
+    """
+    where = os.fspath(path) if spec is None else spec
+    with _regular_file(path, where) as (fd, st):
         if st.st_size > limit:
             raise TokenizerLoadError(where, f"file is {st.st_size:,} bytes, over the {limit:,}-byte limit")
         chunks: list[bytes] = []
@@ -137,30 +149,13 @@ def read_bytes(path: str | os.PathLike[str], spec: object = None, *, limit: int 
             if total > limit:
                 raise TokenizerLoadError(where, f"file grew past the {limit:,}-byte limit while being read")
         return b"".join(chunks)
-    except OSError as exc:
-        raise TokenizerLoadError(where, f"cannot read it ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
 
 
 def read_head(path: str | os.PathLike[str], spec: object = None, size: int = 4096) -> bytes:
     """The first ``size`` bytes of a regular file (the checks of :func:`read_bytes`,
     without its size limit): enough to tell which kind of tokenizer file it is."""
-    where = os.fspath(path) if spec is None else spec
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise TokenizerLoadError(where, f"cannot open it ({exc.strerror or exc})") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise TokenizerLoadError(where, f"{os.fspath(path)} is {_kind(st.st_mode)}, not a regular file")
+    with _regular_file(path, os.fspath(path) if spec is None else spec) as (fd, _):
         return os.read(fd, size)
-    except OSError as exc:
-        raise TokenizerLoadError(where, f"cannot read it ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
 
 
 def read_text(path: str | os.PathLike[str], spec: object = None) -> str:
