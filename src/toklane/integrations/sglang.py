@@ -41,7 +41,6 @@ object).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 try:
@@ -66,7 +65,6 @@ from ..tokenizer import Tokenizer, load_tokenizer
 __all__ = ["PREFIX", "ToklaneFunctionCallDetector", "ToklaneReasoningDetector", "register"]
 
 PREFIX = "toklane_"
-logger = logging.getLogger(__name__)
 
 
 def _tokenizer(tokenizer: Any, name: str, where: str) -> Tokenizer:
@@ -101,7 +99,7 @@ class ToklaneFunctionCallDetector(BaseFormatDetector):
         get_parser(self._tok, tools=self.tools_format)  # a missing marker fails at start-up
         self._unknown = _unknown_tools()
         self._stream: Any = None
-        self._last: tuple[str, ParseResult] | None = None  # has_tool_call's parse, for detect_and_parse
+        self._last: tuple[str, ParseResult] | None = None  # has_tool_call's last text and parse
 
     # ---- whole output
     def _parse(self, text: str, tools: Any) -> ParseResult:
@@ -111,8 +109,12 @@ class ToklaneFunctionCallDetector(BaseFormatDetector):
     def has_tool_call(self, text: str) -> bool:
         """Whether toklane reads anything in ``text`` as a call (SGLang parses only then, and otherwise
         keeps the text whole as content)."""
-        result = parse(self._tok, text=text, tools=self.tools_format)
-        self._last = (text, result)
+        last = self._last  # SGLang asks twice (serving code, then parse_non_stream): parse once
+        if last is not None and last[0] == text:
+            result = last[1]
+        else:
+            result = parse(self._tok, text=text, tools=self.tools_format)
+            self._last = (text, result)
         return bool(result.tool_calls) or (result.content or "") != text
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
