@@ -93,10 +93,14 @@ def setup(opts: dict, output: str, *, stream: bool):
     )
     reasoning = None
     if opts.get("reasoning"):
+        name = f"toklane_{opts['reasoning']}"
+        # serving_chat's force_reasoning, where SGLang reads no thinking switch in the chat template:
+        # the detector's reasoning_default ("always": forced), else the request's thinking
+        default = ReasoningParser(name, tokenizer=tok).detector.reasoning_default
         reasoning = ReasoningParser(
-            f"toklane_{opts['reasoning']}",
+            name,
             stream_reasoning=stream,
-            force_reasoning=bool(opts.get("thinking")),
+            force_reasoning=bool(opts.get("thinking")) or default == "always",
             request=request,
             tokenizer=tok,
             tool_call_parser_active=bool(tools),
@@ -203,8 +207,14 @@ def test_stream_reasoning_false_holds_reasoning_until_it_ends() -> None:
 
 
 def test_force_reasoning_and_force_nonempty_content() -> None:
-    _, forced = qwen_pair(force_reasoning=True)
+    """force_reasoning is toklane's thinking, as SGLang's own Qwen3 detector reads it."""
+    tok, forced = qwen_pair(force_reasoning=True)
     assert forced.parse_non_stream("Pre-filled thought.</think>Answer.") == ("Pre-filled thought.", "Answer.")
+    output = "The answer is 42."  # enable_thinking=False: the template closed reasoning in the prompt
+    for force in (False, True):
+        sglang_own = ReasoningParser("qwen3", force_reasoning=force, tokenizer=tok).parse_non_stream(output)
+        assert qwen_pair(force_reasoning=force)[1].parse_non_stream(output) == sglang_own
+    assert qwen_pair()[1].parse_non_stream(output) == (output, "")  # not given: Qwen3.6's pre-filled <think>
     request = ChatCompletionRequest(
         model="m", messages=[{"role": "user", "content": "hi"}], chat_template_kwargs={"force_nonempty_content": True}
     )

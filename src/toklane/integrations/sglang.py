@@ -20,11 +20,12 @@ What SGLang gets:
   declare are dropped, as SGLang's detectors drop them, unless ``SGLANG_FORWARD_UNKNOWN_TOOLS``
   is set.
 * :class:`ToklaneReasoningDetector` subclasses (``BaseReasoningFormatDetector``): ``force_reasoning``
-  is toklane's ``thinking=True`` (the output starts inside reasoning); otherwise the format's own
-  default applies. ``stream_reasoning=False`` holds reasoning back until it ends (or the stream
-  does), as SGLang's detectors do; ``force_nonempty_content`` makes reasoning the content of an
-  answer that has none; ``continue_final_message`` starts inside reasoning when the continued
-  message opened it.
+  is toklane's ``thinking`` (True: the output starts inside reasoning; False: it does not, as with
+  ``enable_thinking=False``, and only a start marker opens reasoning, as in SGLang's detectors);
+  not given, the format's own default applies. ``stream_reasoning=False`` holds reasoning back
+  until it ends (or the stream does), as SGLang's detectors do; ``force_nonempty_content`` makes
+  reasoning the content of an answer that has none; ``continue_final_message`` starts inside
+  reasoning when the continued message opened it.
 
 SGLang runs the reasoning parser first and gives the tool-call parser the content only, so a call
 the model opens inside its reasoning is read as reasoning, as SGLang's own pairs read it (toklane's
@@ -172,14 +173,15 @@ class ToklaneFunctionCallDetector(BaseFormatDetector):
 # --------------------------------------------------------------------------- reasoning
 
 
-def _marker_texts(tok: Tokenizer, fmt: str) -> tuple[str, str]:
+def _marker_texts(tok: Tokenizer, fmt: str) -> tuple[str, str, bool]:
+    """The format's start and end marker texts, and whether its output starts inside reasoning by default."""
     try:
         markers = _plan(tok, fmt).markers
     except ToklaneError:
         markers = markers_for(fmt)
     if markers is None:
-        return "", ""
-    return markers.start or "", markers.end or ""
+        return "", "", False
+    return markers.start or "", markers.end or "", markers.implicit_start
 
 
 def _keep_special_tables(tok: Tokenizer, combo: Any) -> Tables:
@@ -208,28 +210,31 @@ class ToklaneReasoningDetector(BaseReasoningFormatDetector):
         self,
         tokenizer: Any = None,
         stream_reasoning: bool = True,
-        force_reasoning: bool = False,
+        force_reasoning: bool | None = None,
         continue_final_message: bool = False,
         previous_content: str = "",
         force_nonempty_content: bool = False,
         tool_call_parser_active: bool = False,
     ) -> None:
         tok = _tokenizer(tokenizer, self.reasoning_format, "ReasoningParser(..., tokenizer=...)")
-        start, end = _marker_texts(tok, self.reasoning_format)
+        start, end, implicit = _marker_texts(tok, self.reasoning_format)
         super().__init__(
             start,
             end,
-            force_reasoning=force_reasoning,
+            force_reasoning=bool(force_reasoning),
             stream_reasoning=stream_reasoning,
             continue_final_message=continue_final_message,
             previous_content=previous_content or "",
-            # SGLang's serving code then forces reasoning only where the chat template says so;
-            # otherwise the toklane format's own default applies.
-            reasoning_default=None,  # type: ignore[arg-type]
+            # Where SGLang cannot read the chat template's thinking switch, its serving code forces
+            # reasoning by this: the toklane format's own default ("always" where templates pre-fill
+            # the start marker, None: not forced).
+            reasoning_default="always" if implicit else None,  # type: ignore[arg-type]
             force_nonempty_content=force_nonempty_content,
         )
         self._tok = tok
-        self._thinking: bool | None = True if force_reasoning else None
+        # SGLang's force_reasoning is toklane's thinking: True, the output starts inside reasoning; False, it
+        # does not (enable_thinking=False); not given, the format's default.
+        self._thinking: bool | None = force_reasoning
         previous = self.previous_content
         if previous and start and end:  # the continued message opened (or closed) reasoning
             opened, closed = previous.rfind(start), previous.rfind(end)
