@@ -189,3 +189,35 @@ def test_vllm_finds_the_plugin_by_entry_point_and_by_file() -> None:
     assert load_plugins_by_group("vllm.general_plugins")["toklane"] is toklane_vllm.register
     ToolParserManager.import_tool_parser(importlib.util.find_spec("toklane.integrations.vllm_plugin").origin)
     assert ToolParserManager.get_tool_parser("toklane_qwen25").tools_format == "hermes"
+
+
+SINGLE = [(o, out) for o, out in CASES if bool(o.get("reasoning")) != bool(o.get("tools"))]
+
+
+@pytest.mark.parametrize("step", [0, 1, 3])  # 0: the whole output through Parser.parse
+@pytest.mark.parametrize(("opts", "output"), SINGLE, ids=[f"{o['tokenizer']}-{i}" for i, (o, _) in enumerate(SINGLE)])
+def test_each_adapter_alone_under_vllms_delegating_parser(opts: dict, output: str, step: int) -> None:
+    """A reasoning-only or tools-only example through vLLM's own DelegatingParser holding just our
+    adapter for that format (what vLLM builds when our parser is paired with none): its
+    extract_reasoning(_streaming) or extract_tool_calls(_streaming) give toklane.parse's result."""
+    from vllm.parser.abstract_parser import DelegatingParser
+
+    class One(DelegatingParser):
+        reasoning_parser_cls = (
+            ReasoningParserManager.get_reasoning_parser(f"toklane_{opts['reasoning']}")
+            if opts.get("reasoning")
+            else None
+        )
+        tool_parser_cls = ToolParserManager.get_tool_parser(f"toklane_{opts['tools']}") if opts.get("tools") else None
+
+    tok = tokenizer(opts["tokenizer"])
+    request = request_for(opts)
+    want = expected(opts, tok, output, request)
+    parser = One(tok, request.tools)
+    if step:
+        assert_same(stream_through(parser, tok, output, request, step), want)
+        return
+    reasoning, content, calls = parser.parse(output, request, enable_auto_tools=True)
+    assert reasoning == want.reasoning
+    assert (content or None) == (want.content or None)
+    assert [(c.name, json.loads(c.arguments)) for c in calls or ()] == calls_of(want)

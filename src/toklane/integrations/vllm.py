@@ -49,6 +49,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ..decoding.thinking import _plan, _prompt_state
 from ..parsing import format_catalog, get_parser, parse
+from ..parsing.api import reasoning_format
 from ..parsing.types import Delta, ParseResult
 from ..tokenizer import Tokenizer, load_tokenizer
 
@@ -146,6 +147,12 @@ class ToklaneReasoningParser(_OneStream, ReasoningParser):
         self._plan = _plan(self._tok, self.reasoning_format)  # a missing marker fails at start-up
         self._thinking: bool | None = None
         self._answered = False  # non-blank content was read
+        fmt = reasoning_format(self.reasoning_format)
+        # Formats whose answer holds markers of their own (Cohere's <|END_RESPONSE|>, Hunyuan's </answer>,
+        # Mistral's stray [/THINK], message machines, Harmony) are read by this stream to the end.
+        self._hands_over = not (
+            fmt.content_starts or fmt.content_ends or fmt.drop_stray_end == "always" or fmt.machine or fmt.harmony
+        )
 
     # ---- token ids
     def _ended(self, ids: Sequence[int]) -> bool:
@@ -204,9 +211,10 @@ class ToklaneReasoningParser(_OneStream, ReasoningParser):
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
         """Hand over to the tool parser once the answer has begun: outside reasoning, with non-blank
-        content read (the whitespace after the end marker is layout, dropped here as toklane drops it)."""
+        content read (the whitespace after the end marker is layout, dropped here as toklane drops it).
+        Never for formats whose answer holds markers of their own: this stream reads it all."""
         stream = self._stream
-        return stream is not None and self._answered and not stream.in_reasoning
+        return self._hands_over and stream is not None and self._answered and not stream.in_reasoning
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
         """Output tokens between the start of reasoning (the prompt's, or a start marker in the
