@@ -258,3 +258,19 @@ def test_forced_tool_choice_takes_sglangs_json_schema_path() -> None:
     assert parser.get_structure_constraint("auto") is None
     with pytest.raises(NotImplementedError, match="tool_choice 'auto'"):
         parser.detector.structure_info()
+
+
+def test_end_of_stream_check_finds_nothing_unsent() -> None:
+    """SGLang's serving code (OpenAIServingChat._check_for_unstreamed_tool_args, not importable here
+    without torchvision) sends, at the end of a stream, what ``prev_tool_call_arr[-1]["arguments"]``
+    holds beyond ``streamed_args_for_tool[-1]``: every call was streamed whole, so nothing."""
+    tok = tokenizer("qwen3.6")
+    tools = [Tool.model_validate({"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}})]
+    parser = FunctionCallParser(tools, "toklane_hermes", tokenizer=tok)
+    call = '<tool_call>\n{{"name": "f", "arguments": {}}}\n</tool_call>'
+    output = call.format('{"a": [1, 2]}') + call.format('{"b": "x"}')
+    streamed = [item.parameters for c in output for item in parser.parse_stream_chunk(c)[1] if item.parameters]
+    assert [json.loads(a) for a in streamed] == [{"a": [1, 2]}, {"b": "x"}]
+    detector = parser.detector
+    assert detector.streamed_args_for_tool == streamed
+    assert [c["arguments"] for c in detector.prev_tool_call_arr] == streamed  # str: compared as is
