@@ -274,3 +274,11 @@ def test_end_of_stream_check_finds_nothing_unsent() -> None:
     detector = parser.detector
     assert detector.streamed_args_for_tool == streamed
     assert [c["arguments"] for c in detector.prev_tool_call_arr] == streamed  # str: compared as is
+
+
+def test_sglang_finds_the_plugin_by_entry_point() -> None:
+    """Installed toklane declares the sglang.srt.plugins entry point that SGLang loads in its processes."""
+    from sglang.srt.plugins import GENERAL_PLUGINS_GROUP, load_plugins_by_group
+
+    func, dist = load_plugins_by_group(GENERAL_PLUGINS_GROUP)["toklane"]
+    assert func is toklane_sglang.register and dist == "toklane"
