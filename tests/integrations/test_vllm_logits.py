@@ -312,6 +312,10 @@ def test_requests_without_a_budget_are_not_tracked_and_rows_untouched():
 
 def test_loaded_by_qualified_name_and_params_validated_as_vllm_does():
     assert _load_logitsprocs_by_fqcns([FQCN]) == [ThinkingBudgetLogitsProcessor]
+    # also under the module the contract names (toklane.integrations.vllm)
+    assert _load_logitsprocs_by_fqcns(["toklane.integrations.vllm:ThinkingBudgetLogitsProcessor"]) == [
+        ThinkingBudgetLogitsProcessor
+    ]
     ok = [{}, {"max_thinking_tokens": 0}, {"max_thinking_tokens": 9, "reasoning": "gpt_oss"}]
     for extra in ok:
         validate_logits_processors_parameters([FQCN], SamplingParams(extra_args=extra))

@@ -14,6 +14,8 @@ What vLLM gets:
   text, so a stream equals :func:`toklane.parse` of the whole output, whatever the steps
   (reasoning after content, calls opened inside reasoning, markers split across steps). Forced
   tool choices (``"required"``, a named function) keep vLLM's own JSON path.
+* ``ThinkingBudgetLogitsProcessor`` (from :mod:`toklane.integrations.vllm_logits`): the thinking
+  budget as a vLLM v1 logits processor.
 * :class:`ToklaneReasoningParser` and :class:`ToklaneToolParser` subclasses per format, vLLM's
   separate ``ReasoningParser`` / ``ToolParser`` interfaces, for code that builds them on their
   own: vLLM's structured-output engine asks the reasoning parser whether token ids end reasoning
@@ -53,7 +55,13 @@ from ..parsing.api import reasoning_format
 from ..parsing.types import Delta, ParseResult
 from ..tokenizer import Tokenizer, load_tokenizer
 
-__all__ = ["PREFIX", "ToklaneParser", "ToklaneReasoningParser", "ToklaneToolParser", "register"]
+__all__ = [
+    "PREFIX",
+    "ToklaneParser",
+    "ToklaneReasoningParser",
+    "ToklaneToolParser",
+    "register",
+]
 
 PREFIX = "toklane_"
 logger = logging.getLogger(__name__)
@@ -468,3 +476,14 @@ def register() -> None:
     for name, t_cls in _TOOLS.items():
         ToolParserManager.register_module(name=name, module=t_cls)
     _install_composition()
+
+
+def __getattr__(name: str) -> Any:
+    """``ThinkingBudgetLogitsProcessor`` lives in :mod:`toklane.integrations.vllm_logits` (imported on
+    first use here, so ``--logits-processors toklane.integrations.vllm:ThinkingBudgetLogitsProcessor``
+    works too)."""
+    if name == "ThinkingBudgetLogitsProcessor":
+        from .vllm_logits import ThinkingBudgetLogitsProcessor
+
+        return ThinkingBudgetLogitsProcessor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
