@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import glob
 import json
 import os
 import subprocess
@@ -347,12 +348,82 @@ def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any) ->
     return total + (sum(map(len, tok.encode_batch(batch))) if batch else 0)
 
 
+def _wants_corpus(args: argparse.Namespace) -> bool:
+    """The corpus counter (many records, every core): asked for by its flags, or by folders,
+    globs and .parquet inputs that only it reads."""
+    flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.on_error)
+    if any(v is not None for v in flags):
+        return True
+    return any(
+        p != "-"
+        and (os.path.isdir(p) or p.lower().endswith(".parquet") or (glob.has_magic(p) and not os.path.exists(p)))
+        for p in args.files
+    )
+
+
+def _cmd_count_corpus(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .corpus import count_corpus
+
+    if "-" in args.files:
+        raise CliError("stdin ('-') is not read with --text-field/--messages-field/--workers: pass files or folders")
+    if args.messages or args.jsonl_field:
+        raise CliError(
+            "--messages/--jsonl-field do not combine with the corpus flags: use --text-field or --messages-field"
+        )
+    if codecs.lookup(args.encoding).name != "utf-8":
+        raise CliError("the corpus counter reads UTF-8 only: drop --encoding, or convert the files first")
+    show = args.progress and sys.stderr.isatty()
+    total_bytes = sum(_file_size(p) for p in args.files if os.path.isfile(p)) or None
+    with tqdm(total=total_bytes, unit="B", unit_scale=True, disable=not show, file=sys.stderr) as bar:
+        tokens = [0]
+
+        def progress(nbytes: int, ntokens: int) -> None:
+            tokens[0] += ntokens
+            elapsed = bar.format_dict.get("elapsed") or 0
+            bar.set_postfix_str(f"{tokens[0] / elapsed:,.0f} tokens/s" if elapsed else "", refresh=False)
+            bar.update(nbytes)
+
+        stats = count_corpus(
+            args.files,
+            args.model,
+            text_field=args.text_field,
+            messages_field=args.messages_field,
+            workers=args.workers,
+            max_tokens=args.max_tokens,
+            on_error=args.on_error or "fail",
+            add_generation_prompt=args.add_generation_prompt,
+            progress=progress if show else None,
+        )
+    if args.json:
+        _print_json(stats.to_json())
+        return 0
+    width = max(len(f"{stats.tokens:,}"), len(f"{stats.records:,}"), 7)
+    print(f"{'records':>{width}}  {'tokens':>{width}}  file")
+    for f in stats.files:
+        print(f"{f.records:>{width},}  {f.tokens:>{width},}  {f.path}")
+    print(f"{stats.records:>{width},}  {stats.tokens:>{width},}  total")
+    print(
+        f"tokens per record: min {stats.min:,}  p50 {stats.p50:,}  p90 {stats.p90:,}  "
+        f"p99 {stats.p99:,}  max {stats.max:,}"
+    )
+    if stats.max_tokens is not None:
+        print(f"over {stats.max_tokens:,} tokens: {stats.over_max:,} records")
+    if stats.errors:
+        path, line, reason = stats.errors[0]
+        print(f"skipped {len(stats.errors):,} bad records (the first: {path}:{line}: {reason})")
+    return 0
+
+
 def _cmd_count(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from .tokenizer import load_tokenizer
 
     _check_encoding(args)
+    if _wants_corpus(args):
+        return _cmd_count_corpus(args)
     tok = load_tokenizer(args.model)
     sizes = [0 if p == "-" else _file_size(p) for p in args.files]
     show = args.progress and sum(sizes) >= 8 * 1024 * 1024
@@ -635,6 +706,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--jsonl-field",
         metavar="FIELD",
         help="count FIELD of each JSON line (text or messages; default: the whole file)",
+    )
+    count.add_argument(
+        "--text-field",
+        metavar="FIELD",
+        help="corpus mode: count the text FIELD of each JSON line / parquet row "
+        "(FILE may be a folder or a glob; default: none)",
+    )
+    count.add_argument(
+        "--messages-field",
+        metavar="FIELD",
+        help="corpus mode: count the chat message list FIELD of each JSON line / parquet row (default: none)",
+    )
+    count.add_argument(
+        "--workers", type=int, metavar="N", help="corpus mode: worker processes (default: every core; 1: none)"
+    )
+    count.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="corpus mode: also count the records longer than N tokens (default: none)",
+    )
+    count.add_argument(
+        "--on-error",
+        choices=("fail", "skip"),
+        help="corpus mode: a malformed line or a record without the field stops with an error (fail) "
+        "or is listed and skipped (skip); default: fail",
     )
     count.add_argument("--add-generation-prompt", action="store_true", help="count the assistant prompt too")
     count.add_argument("--json", action="store_true", help="print JSON")
