@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -13,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
-from toklane.corpus import CorpusError, count_corpus
+from toklane.corpus import CorpusError, count_corpus, default_workers
 from toklane.errors import ToklaneError
 
 from .test_cli import assert_clean_error, run
@@ -97,6 +98,13 @@ def test_bad_lines_fail_naming_file_and_line_or_are_skipped(tmp_path):
         count_corpus(path, "qwen3.6", workers=1)
     with pytest.raises(CorpusError, match="no file matches"):
         count_corpus(str(tmp_path / "*.parquet"), "qwen3.6", text_field="text", workers=1)
+
+
+def test_default_workers_every_core_for_big_corpora_in_process_for_small():
+    cores = os.cpu_count() or 1
+    assert default_workers(0) == default_workers(10 << 20) == 1
+    assert default_workers(cores * (32 << 20)) == cores == default_workers(1 << 40)
+    assert default_workers(2 * (32 << 20)) == min(2, cores)
 
 
 def test_globs_expand_sorted(tmp_path):

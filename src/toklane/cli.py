@@ -719,7 +719,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="corpus mode: count the chat message list FIELD of each JSON line / parquet row (default: none)",
     )
     count.add_argument(
-        "--workers", type=int, metavar="N", help="corpus mode: worker processes (default: every core; 1: none)"
+        "--workers",
+        type=int,
+        metavar="N",
+        help="corpus mode: worker processes (default: every core, one per 32 MB of input for less; 1: none)",
     )
     count.add_argument(
         "--max-tokens",

@@ -30,6 +30,9 @@ OnError = Literal["fail", "skip"]
 JSON_LINES_SUFFIXES = (".jsonl", ".json")
 CHUNK_RECORDS = 2000  # records per chunk sent to a worker
 CHUNK_BYTES = 1 << 20  # or fewer records once a chunk holds this many bytes
+# Input bytes per worker process when workers=None: a worker first loads its tokenizer (qwen3.6:
+# ~1.3 s), about the time one core takes to count ~50 MB, so small corpora are counted in-process.
+BYTES_PER_WORKER = 32 << 20
 
 
 class CorpusError(InvalidArgumentError):
@@ -244,6 +247,12 @@ def _count_chunk(chunk: Chunk) -> tuple[list[int], list[tuple[int, str]]]:
 # --------------------------------------------------------------------------- the driver
 
 
+def default_workers(total_bytes: int) -> int:
+    """Workers for ``workers=None``: every core for a big corpus, one per 32 MB of input below that
+    (1: in-process, no tokenizer loads in other processes)."""
+    return max(1, min(os.cpu_count() or 1, total_bytes // BYTES_PER_WORKER))
+
+
 def _percentile(ordered: Any, p: float) -> int:
     """Nearest-rank percentile of sorted lengths (0 for none)."""
     n = len(ordered)
@@ -268,8 +277,9 @@ def count_corpus(
     """Count the tokens of every record in ``inputs`` (paths, folders, globs) with ``model``.
 
     Text records count like ``tok.encode(text)``, message lists like
-    ``count_tokens(messages, model=...)``. ``workers`` processes (default: every core;
-    1: in this process) each load ``model`` once by name. A malformed line or a record
+    ``count_tokens(messages, model=...)``. ``workers`` processes (1: in this process) each
+    load ``model`` once by name; the default is every core, fewer for a corpus under
+    32 MB per core (see :func:`default_workers`). A malformed line or a record
     without the field raises :class:`CorpusError` naming file and line
     (``on_error="fail"``) or is listed in ``errors`` (``"skip"``). ``progress(bytes, tokens)``
     is called as chunks finish; ``chunk_records`` records go to a worker at a time.
@@ -282,9 +292,7 @@ def count_corpus(
         raise InvalidArgumentError("text_field", "and messages_field exclude each other: pass one")
     if on_error not in ("fail", "skip"):
         raise InvalidArgumentError("on_error", f"must be 'fail' or 'skip', not {on_error!r}")
-    if workers is None:
-        workers = os.cpu_count() or 1
-    if workers < 1:
+    if workers is not None and workers < 1:
         raise InvalidArgumentError("workers", f"must be at least 1, not {workers}")
     if max_tokens is not None and max_tokens < 0:
         raise InvalidArgumentError("max_tokens", f"must be at least 0, not {max_tokens}")
@@ -292,6 +300,8 @@ def count_corpus(
         raise InvalidArgumentError("model", "must be a tokenizer name, alias or path (workers load it by name)")
     tok = load_tokenizer(model)  # fails here, once, for an unknown name
     files = expand_inputs(inputs)
+    if workers is None:
+        workers = default_workers(sum(os.path.getsize(p) for p in files))
     if text_field is None and messages_field is None:
         for path in files:
             if _kind(path) != "text":
