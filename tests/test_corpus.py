@@ -216,3 +216,11 @@ def test_cli_parquet_without_pyarrow_names_the_extra(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert_clean_error(proc, 'reading .parquet needs pyarrow: pip install "toklane[corpus]"')
+
+
+def test_unknown_model_fails_in_the_parent_with_any_worker_count(tmp_path):
+    path = write_jsonl(tmp_path / "d.jsonl", [{"t": "x"}])
+    for workers in (1, 2):
+        with pytest.raises(ToklaneError, match="unknown tokenizer 'qwen-nope'"):
+            count_corpus(path, "qwen-nope", text_field="t", workers=workers)
+    assert count_corpus(path, "gpt-4o", text_field="t", workers=2).model == "o200k_base"

@@ -287,6 +287,7 @@ def count_corpus(
     import numpy as np
 
     from .tokenizer import load_tokenizer
+    from .tokenizer.registry import resolve_name
 
     if text_field is not None and messages_field is not None:
         raise InvalidArgumentError("text_field", "and messages_field exclude each other: pass one")
@@ -298,10 +299,14 @@ def count_corpus(
         raise InvalidArgumentError("max_tokens", f"must be at least 0, not {max_tokens}")
     if not isinstance(model, str):
         raise InvalidArgumentError("model", "must be a tokenizer name, alias or path (workers load it by name)")
-    tok = load_tokenizer(model)  # fails here, once, for an unknown name
     files = expand_inputs(inputs)
     if workers is None:
         workers = default_workers(sum(os.path.getsize(p) for p in files))
+    # A bundled name is checked without loading it here (~1 s the workers would wait for);
+    # anything else is loaded once, so an unknown name or a bad path fails here, not in a worker.
+    name = resolve_name(model) if workers > 1 else None
+    tok = None if name else load_tokenizer(model)
+    name = name or tok.name
     if text_field is None and messages_field is None:
         for path in files:
             if _kind(path) != "text":
@@ -363,7 +368,7 @@ def count_corpus(
 
     ordered = np.sort(np.concatenate(lengths)) if lengths else np.zeros(0, dtype=np.int64)
     return CorpusStats(
-        model=tok.name,
+        model=name,
         files=tuple(FileStats(p, *per_file[p]) for p in files),
         records=len(ordered),
         tokens=int(ordered.sum()),
