@@ -181,7 +181,7 @@ def test_serve_enforces_its_limit_options():
 
     import httpx
 
-    from tests.server.live import error_of, free_port, read_all
+    from tests.server.live import error_of, free_port, read_all, stop
 
     port = free_port()
     cmd = [sys.executable, "-m", "toklane.cli", "serve", "--port", str(port), "--log-level", "warning"]
@@ -208,8 +208,4 @@ def test_serve_enforces_its_limit_options():
             time.sleep(0.1)
             assert httpx.get(url + "/health").status_code == 503
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)

@@ -14,7 +14,7 @@ import time
 
 import httpx
 
-from tests.server.live import free_port
+from tests.server.live import free_port, stop
 from toklane.cli import build_parser
 
 
@@ -58,11 +58,7 @@ def test_start_logs_preloaded_models_and_docs_url():
                 assert time.monotonic() < deadline and proc.poll() is None, "server did not start"
                 time.sleep(0.2)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +15,15 @@ import uvicorn
 
 from toklane.server import create_app
 from toklane.server.protocol import UVICORN_OPTIONS
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """End a server started as a subprocess: terminate, then kill if it has not exited in 15 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def free_port() -> int:

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 import toklane
+from tests.server.live import stop
 from toklane.wire import result_json
 
 MODELS = ("qwen3.6", "llama3", "deepseek-v4")
@@ -60,11 +61,7 @@ def server_url():
             time.sleep(0.2)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def _request(rng: random.Random) -> tuple[str, dict, object]:
