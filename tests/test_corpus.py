@@ -71,7 +71,7 @@ def test_one_and_two_workers_agree_and_chunks_merge_in_order(tmp_path):
     write_jsonl(tmp_path / "x" / "a.jsonl", [*rows[:50], "not json", {"other": 1}])
     results = [
         count_corpus(
-            [tmp_path / "x"], "qwen3.6", text_field="text", workers=w, on_error="skip", chunk_records=64, max_tokens=20
+            [tmp_path / "x"], "qwen3.6", text_field="text", workers=w, on_error="skip", split_bytes=2000, max_tokens=20
         )
         for w in (1, 2)
     ]
@@ -118,10 +118,10 @@ def test_parquet(tmp_path):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     texts = [f"row {i} " * (i % 9 + 1) for i in range(300)]
-    pq.write_table(pa.table({"text": texts, "m": [MSGS] * 300}), tmp_path / "d.parquet")
+    pq.write_table(pa.table({"text": texts, "m": [MSGS] * 300}), tmp_path / "d.parquet", row_group_size=40)
     tok = toklane.load_tokenizer("qwen3.6")
     for w in (1, 2):
-        stats = count_corpus(tmp_path / "d.parquet", "qwen3.6", text_field="text", workers=w, chunk_records=100)
+        stats = count_corpus(tmp_path / "d.parquet", "qwen3.6", text_field="text", workers=w, split_bytes=1)
         assert stats.tokens == sum(len(tok.encode(t)) for t in texts) and stats.records == 300
     chat = count_corpus(tmp_path / "d.parquet", "qwen3.6", messages_field="m", workers=1)
     assert chat.tokens == 300 * toklane.count_tokens(MSGS, model="qwen3.6")
@@ -137,7 +137,7 @@ def _reference_and_stats(corpus: list[list[str]], workers: int):
     with tempfile.TemporaryDirectory() as d:
         for i, texts in enumerate(corpus):
             write_jsonl(Path(d) / f"f{i}.jsonl", [{"text": t} for t in texts])
-        stats = count_corpus([d], "qwen3.6", text_field="text", workers=workers, chunk_records=7)
+        stats = count_corpus([d], "qwen3.6", text_field="text", workers=workers, split_bytes=50)
     return [sum(len(tok.encode(t)) for t in texts) for texts in corpus], stats
 
 
@@ -197,7 +197,7 @@ def test_cli_messages_field_and_on_error(tmp_path):
     [
         (("--messages-field", "m", "--text-field", "t"), "exclude each other"),
         (("--workers", "0"), "workers must be at least 1"),
-        (("--workers", "1"), "name the field to count with --text-field or --messages-field"),
+        (("--workers", "1"), "name the field to read with --text-field or --messages-field"),
         (("--text-field", "t", "--encoding", "latin-1"), "reads UTF-8 only"),
     ],
 )

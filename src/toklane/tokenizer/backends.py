@@ -100,11 +100,15 @@ _SPLITTABLE_ENDINGS = (r"\s*[\r\n]+|\s+(?!\S)|\s+", r"\s*[\r\n]|\s+(?!\S)|\s")
 
 
 def cpu_count() -> int:
-    """Cores this process may run on."""
+    """Threads a tokenizer engine may use: the cores this process may run on, at most
+    ``TOKLANE_THREADS`` where that is set (read when a tokenizer is built; corpus
+    workers set it to 1 so that N workers use N cores)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        cores = max(1, os.cpu_count() or 1)
+    limit = os.environ.get("TOKLANE_THREADS", "")
+    return min(cores, max(1, int(limit))) if limit.isdigit() else cores
 
 
 class QuicktokEngine:
@@ -139,16 +143,16 @@ class QuicktokEngine:
     def _flat(self, texts: list[str]) -> list[int]:
         """All ids of ``texts`` end to end (one parallel ``encode_batch``)."""
         try:
-            flat, _ = self._enc.encode_batch(texts, 0, False)
+            flat, _ = self._enc.encode_batch(texts, self.threads, False)
         except TypeError:
-            flat, _ = self._enc.encode_batch([_without_surrogates(t) for t in texts], 0, False)
+            flat, _ = self._enc.encode_batch([_without_surrogates(t) for t in texts], self.threads, False)
         return flat.tolist()
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         try:
-            flat, offsets = self._enc.encode_batch(texts, 0, False)
+            flat, offsets = self._enc.encode_batch(texts, self.threads, False)
         except TypeError:
-            flat, offsets = self._enc.encode_batch([_without_surrogates(t) for t in texts], 0, False)
+            flat, offsets = self._enc.encode_batch([_without_surrogates(t) for t in texts], self.threads, False)
         ids = flat.tolist()
         bounds = offsets.tolist()
         return [ids[bounds[i] : bounds[i + 1]] for i in range(len(texts))]

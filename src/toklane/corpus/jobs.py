@@ -1,0 +1,394 @@
+"""count_corpus and tokenize_corpus: plan the splits, run them on workers, merge in order."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..errors import InvalidArgumentError
+from .inputs import CorpusError, Split, expand_inputs, file_kind, plan_splits
+from .records import Options
+from .stats import CorpusStats, FileStats, Histogram, summarize
+from .work import META_KEY, Limits, SplitResult, count_split, init_worker, set_state, shard_path, tokenize_split
+
+OnError = Literal["fail", "skip"]
+Engine = Literal["local", "ray"]
+Progress = Callable[[int, int], None]
+# Input bytes per worker process when workers=None: a worker first loads its tokenizer (qwen3.6:
+# ~1.3 s), about the time one core takes to count ~50 MB, so small corpora are counted in-process.
+BYTES_PER_WORKER = 32 << 20
+COUNT_SPLIT_BYTES = 8 << 20  # count: small splits keep every worker busy to the end
+SHARD_BYTES = 64 << 20  # tokenize: input bytes per output shard (a worker holds one shard in memory)
+
+
+def default_workers(total_bytes: int) -> int:
+    """Workers for ``workers=None``: every core for a big corpus, one per 32 MB of input below that
+    (1: in-process, no tokenizer loads in other processes)."""
+    return max(1, min(os.cpu_count() or 1, total_bytes // BYTES_PER_WORKER))
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a corpus job needs, for any engine."""
+
+    model: str  # the tokenizer's name (workers load it by name)
+    files: tuple[str, ...]
+    splits: tuple[Split, ...]
+    opts: Options
+    limits: Limits
+    workers: int
+    local_tokenizer: Any = None  # the loaded tokenizer, for a one-worker run in this process
+
+    @property
+    def tokenize(self) -> bool:
+        return self.limits.output is not None
+
+
+# --------------------------------------------------------------------------- checks and planning
+
+
+def _check_arguments(
+    text_field: str | None,
+    messages_field: str | None,
+    workers: int | None,
+    max_tokens: int | None,
+    on_error: str,
+    model: Any,
+    engine: str,
+    min_tokens: int | None = None,
+) -> None:
+    if text_field is not None and messages_field is not None:
+        raise InvalidArgumentError("text_field", "and messages_field exclude each other: pass one")
+    if on_error not in ("fail", "skip"):
+        raise InvalidArgumentError("on_error", f"must be 'fail' or 'skip', not {on_error!r}")
+    if engine not in ("local", "ray"):
+        raise InvalidArgumentError("engine", f"must be 'local' or 'ray', not {engine!r}")
+    if workers is not None and workers < 1:
+        raise InvalidArgumentError("workers", f"must be at least 1, not {workers}")
+    for name, value in (("max_tokens", max_tokens), ("min_tokens", min_tokens)):
+        if value is not None and value < 0:
+            raise InvalidArgumentError(name, f"must be at least 0, not {value}")
+    if max_tokens is not None and min_tokens is not None and min_tokens > max_tokens:
+        raise InvalidArgumentError("min_tokens", f"({min_tokens}) is above max_tokens ({max_tokens}): nothing is kept")
+    if not isinstance(model, str):
+        raise InvalidArgumentError("model", "must be a tokenizer name, alias or path (workers load it by name)")
+
+
+def _plan(
+    inputs: Any,
+    model: str,
+    opts: Options,
+    limits: Limits,
+    workers: int | None,
+    engine: str,
+    split_bytes: int,
+) -> Job:
+    from ..tokenizer import load_tokenizer
+    from ..tokenizer.registry import resolve_name
+
+    files = expand_inputs(inputs)
+    if opts.text_field is None and opts.messages_field is None:
+        for path in files:
+            if file_kind(path) != "text":
+                raise CorpusError(path, "name the field to read with --text-field or --messages-field")
+    if workers is None:
+        workers = default_workers(sum(os.path.getsize(p) for p in files))
+    # A bundled name is checked without loading it here (~1 s the workers would wait for);
+    # anything else is loaded once, so an unknown name or a bad path fails here, not in a worker.
+    name = resolve_name(model) if (workers > 1 or engine != "local") else None
+    tok = None if name else load_tokenizer(model)
+    if opts.want_ids and opts.messages_field is not None:
+        _check_chat_markers(tok or load_tokenizer(model))
+    splits = plan_splits(files, split_bytes)
+    return Job(name or tok.name, tuple(files), tuple(splits), opts, limits, workers, tok)
+
+
+def _check_chat_markers(tok: Any) -> None:
+    from ..counting import _format
+
+    fmt = _format(tok, None)
+    missing = [m for m in fmt.markers if m not in tok.special_tokens]
+    if missing:
+        raise InvalidArgumentError(
+            "messages_field",
+            f"cannot be tokenized with {tok.name!r}: its vocabulary has no {fmt.name!r} chat markers "
+            f"({', '.join(missing)}); count them instead, or pick a chat model's tokenizer",
+        )
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _run_local(
+    job: Job, task: Callable[[Split], SplitResult], todo: list[Split], progress: Progress | None
+) -> Iterator[SplitResult]:
+    """Results of ``todo`` in split order (a pool of ``job.workers`` processes, or this one)."""
+    if job.workers == 1:
+        from .work import _STATE
+
+        saved = dict(_STATE)
+        report = (lambda item: progress(*item)) if progress is not None else None
+        from ..tokenizer import load_tokenizer
+
+        set_state(job.local_tokenizer or load_tokenizer(job.model), job.opts, job.limits, report)
+        try:
+            for split in todo:
+                yield task(split)
+        finally:
+            _STATE.clear()
+            _STATE.update(saved)
+        return
+    context = multiprocessing.get_context("spawn")  # tokenizer engines hold threads: never fork them
+    queue = context.SimpleQueue() if progress is not None else None
+    drain = None
+    if queue is not None:
+
+        def pump() -> None:
+            while (item := queue.get()) is not None:
+                progress(*item)
+
+        drain = threading.Thread(target=pump, name="toklane-corpus-progress", daemon=True)
+        drain.start()
+    try:
+        with ProcessPoolExecutor(
+            job.workers,
+            mp_context=context,
+            initializer=init_worker,
+            initargs=(job.model, job.opts, job.limits, queue),
+        ) as pool:
+            pending: deque[Future[SplitResult]] = deque()
+            try:
+                for split in todo:
+                    pending.append(pool.submit(task, split))
+                    if len(pending) >= 2 * job.workers:  # bounded: at most 2 x workers splits in flight
+                        yield pending.popleft().result()
+                while pending:
+                    yield pending.popleft().result()
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
+    finally:
+        if queue is not None and drain is not None:
+            queue.put(None)
+            drain.join()
+
+
+class _Merger:
+    """Merges split results in split order: per-file totals, absolute line numbers, lengths."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self.per_file: dict[str, list[int]] = {p: [0, 0, 0] for p in job.files}
+        self.lines: dict[str, int] = dict.fromkeys(job.files, 0)
+        self.hist = Histogram()
+        self.errors: list[tuple[str, int, str]] = []
+        self.written = 0
+
+    def add(self, split: Split, result: SplitResult) -> None:
+        bases = []
+        for piece, (records, tokens, errors, lines) in zip(split.pieces, result.pieces, strict=True):
+            bases.append(self.lines[piece.path])
+            self.lines[piece.path] += lines
+            stats = self.per_file[piece.path]
+            stats[0] += records
+            stats[1] += tokens
+            stats[2] += errors
+        located = [(split.pieces[p].path, bases[p] + line, reason) for p, line, reason in result.errors]
+        if located and self.job.limits.on_error == "fail":
+            path, line, reason = located[0]
+            raise CorpusError(f"{path}:{line}", f"{reason} (--on-error skip to read the rest)")
+        self.errors.extend(located)
+        self.hist.add(result.lengths)
+        self.written += result.written
+
+    def stats(self, shards: tuple[str, ...] = (), resumed: int = 0) -> CorpusStats:
+        limits = self.job.limits
+        return summarize(
+            self.job.model,
+            tuple(FileStats(p, *self.per_file[p]) for p in self.job.files),
+            self.hist,
+            self.errors,
+            max_tokens=limits.max_tokens,
+            min_tokens=limits.min_tokens if self.job.tokenize else None,
+            written=self.written if self.job.tokenize else None,
+            shards=shards,
+            resumed=resumed,
+        )
+
+
+def _run(job: Job, engine: str, ray_address: str | None, progress: Progress | None) -> CorpusStats:
+    if engine == "ray":
+        from .ray_engine import run_ray
+
+        return run_ray(job, ray_address, progress)
+    merger = _Merger(job)
+    if not job.tokenize:
+        results = _run_local(job, count_split, list(job.splits), progress)
+        try:
+            for split, result in zip(job.splits, results, strict=True):
+                merger.add(split, result)
+        finally:
+            results.close()
+        return merger.stats()
+    done = _finished_shards(job)
+    todo = [s for s in job.splits if s.index not in done]
+    results = _run_local(job, tokenize_split, todo, progress)
+    try:
+        for split in job.splits:
+            merger.add(split, done[split.index] if split.index in done else next(results))
+    finally:
+        results.close()
+    return merger.stats(tuple(shard_path(job.limits.output or "", s.index) for s in job.splits), len(done))
+
+
+# --------------------------------------------------------------------------- tokenize: output and resume
+
+
+def fingerprint(job: Job, split_bytes: int) -> str:
+    """What makes shards of one job interchangeable: inputs (path, size, mtime), model, options."""
+    files = []
+    for path in job.files:
+        st = os.stat(path)
+        files.append([os.path.abspath(path), st.st_size, st.st_mtime_ns])
+    key = {
+        "model": job.model,
+        "files": files,
+        "split_bytes": split_bytes,
+        "text_field": job.opts.text_field,
+        "messages_field": job.opts.messages_field,
+        "add_generation_prompt": job.opts.add_generation_prompt,
+        "max_tokens": job.limits.max_tokens,
+        "min_tokens": job.limits.min_tokens,
+    }
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _shard_fingerprint(path: str) -> tuple[str, SplitResult] | None:
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(path).metadata or {}
+        return SplitResult.from_meta(meta[META_KEY], path)
+    except Exception:  # not ours, or unreadable: treated as foreign
+        return None
+
+
+def _prepare_output(output: str, overwrite: bool) -> None:
+    if os.path.exists(output) and not os.path.isdir(output):
+        raise CorpusError(output, "is a file: the output is a folder of Parquet shards")
+    os.makedirs(output, exist_ok=True)
+    for temp in glob.glob(os.path.join(glob.escape(output), ".part-*.parquet.tmp-*")):
+        os.unlink(temp)  # an interrupted run's unfinished shard
+    if overwrite:
+        for shard in glob.glob(os.path.join(glob.escape(output), "part-*.parquet")):
+            os.unlink(shard)
+
+
+def _finished_shards(job: Job) -> dict[int, SplitResult]:
+    """Shards an earlier run of the same job completed (kept), after checking that every
+    shard in the folder belongs to this job."""
+    output = job.limits.output or ""
+    done: dict[int, SplitResult] = {}
+    expected = {shard_path(output, s.index): s.index for s in job.splits}
+    for path in sorted(glob.glob(os.path.join(glob.escape(output), "part-*.parquet"))):
+        found = _shard_fingerprint(path)
+        if found is None or found[0] != job.limits.fingerprint or path not in expected:
+            raise CorpusError(
+                output,
+                f"holds {os.path.basename(path)} from a different job (other inputs, model or options): "
+                "write to an empty folder, or pass overwrite=True (--overwrite) to replace its shards",
+            )
+        done[expected[path]] = found[1]
+    return done
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def count_corpus(
+    inputs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    model: str = "qwen3.6",
+    *,
+    text_field: str | None = None,
+    messages_field: str | None = None,
+    workers: int | None = None,
+    max_tokens: int | None = None,
+    on_error: OnError = "fail",
+    add_generation_prompt: bool = False,
+    progress: Progress | None = None,
+    engine: Engine = "local",
+    ray_address: str | None = None,
+    split_bytes: int = COUNT_SPLIT_BYTES,
+) -> CorpusStats:
+    """Count the tokens of every record in ``inputs`` (paths, folders, globs) with ``model``.
+
+    Text records count like ``tok.encode(text)``, message lists like
+    ``count_tokens(messages, model=...)``. ``workers`` processes (1: in this process), each
+    on one core, load ``model`` once by name; the default is every core, fewer for a corpus
+    under 32 MB per core (see :func:`default_workers`). A malformed line or a record
+    without the field raises :class:`CorpusError` naming file and line
+    (``on_error="fail"``) or is listed in ``errors`` (``"skip"``). ``progress(bytes, tokens)``
+    is called as chunks finish. ``engine="ray"`` runs the job on Ray (``toklane[ray]``;
+    ``ray_address`` of a cluster, default a local Ray) with the same result.
+    """
+    _check_arguments(text_field, messages_field, workers, max_tokens, on_error, model, engine)
+    opts = Options(text_field, messages_field, add_generation_prompt)
+    limits = Limits(on_error=on_error, max_tokens=max_tokens)
+    job = _plan(inputs, model, opts, limits, workers, engine, max(split_bytes, 1))
+    return _run(job, engine, ray_address, progress)
+
+
+def tokenize_corpus(
+    inputs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    model: str = "qwen3.6",
+    *,
+    text_field: str | None = None,
+    messages_field: str | None = None,
+    workers: int | None = None,
+    max_tokens: int | None = None,
+    min_tokens: int | None = None,
+    on_error: OnError = "fail",
+    add_generation_prompt: bool = False,
+    overwrite: bool = False,
+    progress: Progress | None = None,
+    engine: Engine = "local",
+    ray_address: str | None = None,
+    shard_bytes: int = SHARD_BYTES,
+) -> CorpusStats:
+    """Tokenize every record in ``inputs`` into Parquet shards ``output/part-00000.parquet``, ...
+
+    Each shard keeps the input columns (text files: ``text`` and ``path``) and adds
+    ``input_ids`` (``list<int32>``) and ``num_tokens`` (``int32``); records longer than
+    ``max_tokens`` or shorter than ``min_tokens`` are left out (and counted in the
+    statistics). Rows are in input order: shard by shard, then row by row, for any number
+    of workers. A shard holds about ``shard_bytes`` of input and is written under a
+    temporary name, renamed when complete: an interrupted run leaves no partial shard, and
+    running the same job again keeps the finished shards and writes the rest. A folder
+    holding shards of a different job is an error unless ``overwrite``. Other arguments
+    as :func:`count_corpus`; the statistics cover every record read.
+    """
+    _check_arguments(text_field, messages_field, workers, max_tokens, on_error, model, engine, min_tokens)
+    try:
+        import pyarrow  # noqa: F401
+    except ModuleNotFoundError:
+        needs = 'writing Parquet shards needs pyarrow: pip install "toklane[corpus]"'
+        raise CorpusError(os.fspath(output), needs) from None
+    output = os.path.expanduser(os.fspath(output))
+    opts = Options(text_field, messages_field, add_generation_prompt, want_ids=True)
+    limits = Limits(on_error, max_tokens, min_tokens, output, overwrite=overwrite)
+    job = _plan(inputs, model, opts, limits, workers, engine, max(shard_bytes, 1))
+    limits.fingerprint = fingerprint(job, max(shard_bytes, 1))
+    if engine == "local":
+        _prepare_output(output, overwrite)
+    return _run(job, engine, ray_address, progress)

@@ -1,0 +1,218 @@
+"""One split's work, in a worker process (or in the caller's process for one worker).
+
+Each worker loads the tokenizer once, by name, in :func:`init_worker` and encodes on one
+thread, so ``workers`` is the number of cores a job uses. :func:`count_split` returns a
+split's counts; :func:`tokenize_split` also writes its Parquet shard, under a temporary
+name renamed into place when complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .inputs import CorpusError, Split, read_chunks
+from .records import Encoded, Options, encode_items
+from .stats import Histogram
+
+IDS, NUM_TOKENS = "input_ids", "num_tokens"
+META_KEY = b"toklane"  # a shard's key-value metadata: the job's fingerprint and the split's counts
+SHARD_FORMAT = "part-{:05d}.parquet"
+
+
+@dataclass
+class Limits:
+    """The job settings a split's work needs besides the records' options."""
+
+    on_error: str = "fail"
+    max_tokens: int | None = None
+    min_tokens: int | None = None
+    output: str | None = None  # tokenize: the shard folder
+    fingerprint: str = ""
+    overwrite: bool = False  # tokenize: replace shards of a different job
+
+
+@dataclass
+class SplitResult:
+    """A split's counts. ``pieces``: per piece (records, tokens, errors, lines read);
+    ``errors``: (piece index, line within the piece, reason)."""
+
+    index: int
+    pieces: list[list[int]]
+    lengths: Any  # np.bincount of the record lengths
+    errors: list[tuple[int, int, str]] = field(default_factory=list)
+    written: int = 0
+    shard: str | None = None
+
+    def to_meta(self, fingerprint: str) -> bytes:
+        hist = Histogram()
+        hist.add(np.asarray(self.lengths, dtype=np.int64))
+        return json.dumps(
+            {
+                "fingerprint": fingerprint,
+                "index": self.index,
+                "pieces": self.pieces,
+                "lengths": hist.to_pairs(),
+                "errors": [list(e) for e in self.errors],
+                "written": self.written,
+            }
+        ).encode()
+
+    @classmethod
+    def from_meta(cls, raw: bytes, shard: str) -> tuple[str, SplitResult]:
+        meta = json.loads(raw)
+        hist = Histogram.from_pairs(meta["lengths"])
+        errors = [(int(p), int(n), str(r)) for p, n, r in meta["errors"]]
+        result = cls(meta["index"], meta["pieces"], hist.counts, errors, meta["written"], shard)
+        return meta["fingerprint"], result
+
+
+# --------------------------------------------------------------------------- per-process state
+
+_STATE: dict[str, Any] = {}
+
+
+def single_thread_env() -> None:
+    """Tokenizer engines in this process use one thread (set before the tokenizer loads)."""
+    os.environ["TOKLANE_THREADS"] = "1"
+    os.environ["RAYON_NUM_THREADS"] = "1"
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+
+
+def init_worker(model: str, opts: Options, limits: Limits, queue: Any = None) -> None:
+    """Pool initializer: one thread, the tokenizer loaded once by its name (nothing pickled)."""
+    single_thread_env()
+    from ..tokenizer import load_tokenizer
+
+    report = queue.put if queue is not None else None
+    set_state(load_tokenizer(model), opts, limits, report)
+
+
+def set_state(tok: Any, opts: Options, limits: Limits, report: Callable[[tuple[int, int]], None] | None) -> None:
+    _STATE.update(tok=tok, opts=opts, limits=limits, report=report)
+
+
+def _chunk_bytes(kind: str, items: Any) -> int:
+    if kind == "parquet":
+        return int(items.nbytes)
+    return sum(map(len, items))
+
+
+def _encoded_chunks(split: Split, columns: list[str] | None) -> Any:
+    """(piece index, piece, first line, items, Encoded) for every chunk of the split."""
+    tok, opts, report = _STATE["tok"], _STATE["opts"], _STATE["report"]
+    for p, piece in enumerate(split.pieces):
+        for first, items in read_chunks(piece, columns):
+            enc = encode_items(tok, piece.kind, first, items, opts, piece.path)
+            if report is not None:
+                report((_chunk_bytes(piece.kind, items), sum(enc.lengths)))
+            yield p, piece, first, items, enc
+
+
+def _lines(kind: str, items: Any) -> int:
+    return items.num_rows if kind == "parquet" else len(items)
+
+
+def count_split(split: Split) -> SplitResult:
+    """Counts of one split; with on_error="fail" it stops at the split's first bad item."""
+    limits: Limits = _STATE["limits"]
+    opts: Options = _STATE["opts"]
+    columns = [opts.name]
+    pieces = [[0, 0, 0, 0] for _ in split.pieces]
+    hist = Histogram()
+    errors: list[tuple[int, int, str]] = []
+    for p, piece, _first, items, enc in _encoded_chunks(split, columns):
+        _tally(pieces[p], hist, errors, p, piece.kind, items, enc)
+        if errors and limits.on_error == "fail":
+            break
+    return SplitResult(split.index, pieces, hist.counts, errors)
+
+
+def _tally(
+    stats: list[int], hist: Histogram, errors: list[tuple[int, int, str]], p: int, kind: str, items: Any, enc: Encoded
+) -> None:
+    stats[0] += len(enc.lengths)
+    stats[1] += sum(enc.lengths)
+    stats[2] += len(enc.errors)
+    stats[3] += _lines(kind, items)
+    hist.add_lengths(enc.lengths)
+    errors.extend((p, line, reason) for line, reason in enc.errors)
+
+
+# --------------------------------------------------------------------------- shards
+
+
+def shard_path(output: str, index: int) -> str:
+    return os.path.join(output, SHARD_FORMAT.format(index))
+
+
+def ids_array(ids: list[list[int]]) -> Any:
+    """``list<int32>`` Arrow array of token id lists, built through numpy (no per-id objects)."""
+    import pyarrow as pa
+
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    offsets = np.zeros(len(ids) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = np.fromiter((i for seq in ids for i in seq), dtype=np.int32, count=int(offsets[-1]))
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
+
+
+def build_table(kind: str, items: Any, enc: Encoded, limits: Limits, where: str) -> Any:
+    """The kept rows of a chunk (input columns, then ``input_ids`` and ``num_tokens``),
+    without the records outside [min_tokens, max_tokens]."""
+    import pyarrow as pa
+
+    top = limits.max_tokens if limits.max_tokens is not None else float("inf")
+    bottom = limits.min_tokens or 0
+    keep = [k for k, n in enumerate(enc.lengths) if bottom <= n <= top]
+    rows = [enc.rows[k] for k in keep]
+    if kind == "parquet":
+        table = pa.Table.from_batches([items.take(pa.array(rows, type=pa.int64()))])
+    else:
+        table = pa.Table.from_pylist(rows)
+    for name in (IDS, NUM_TOKENS):
+        if name in table.column_names:
+            raise CorpusError(where, f"the input already has a column {name!r}: rename it first")
+    ids = [enc.ids[k] for k in keep]
+    table = table.append_column(IDS, ids_array(ids))
+    return table.append_column(NUM_TOKENS, pa.array([enc.lengths[k] for k in keep], type=pa.int32()))
+
+
+def tokenize_split(split: Split) -> SplitResult:
+    """Tokenize one split into its shard (temporary name, renamed when complete)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    limits: Limits = _STATE["limits"]
+    assert limits.output is not None
+    pieces = [[0, 0, 0, 0] for _ in split.pieces]
+    hist = Histogram()
+    errors: list[tuple[int, int, str]] = []
+    tables = []
+    for p, piece, first, items, enc in _encoded_chunks(split, None):
+        _tally(pieces[p], hist, errors, p, piece.kind, items, enc)
+        if errors and limits.on_error == "fail":
+            return SplitResult(split.index, pieces, hist.counts, errors)
+        tables.append(build_table(piece.kind, items, enc, limits, f"{piece.path}:{first}"))
+    if tables:
+        table = pa.concat_tables(tables, promote_options="permissive")
+    else:
+        table = pa.table({IDS: pa.array([], type=pa.list_(pa.int32())), NUM_TOKENS: pa.array([], type=pa.int32())})
+    final = shard_path(limits.output, split.index)
+    result = SplitResult(split.index, pieces, hist.counts, errors, table.num_rows, final)
+    meta = dict(table.schema.metadata or {})
+    meta[META_KEY] = result.to_meta(limits.fingerprint)
+    temp = os.path.join(limits.output, f".{os.path.basename(final)}.tmp-{os.getpid()}")
+    try:
+        pq.write_table(table.replace_schema_metadata(meta), temp)
+        os.replace(temp, final)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    return result
