@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import glob
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -351,8 +352,8 @@ def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any) ->
 def _wants_corpus(args: argparse.Namespace) -> bool:
     """The corpus counter (many records, every core): asked for by its flags, or by folders,
     globs and .parquet inputs that only it reads."""
-    flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.on_error)
-    if any(v is not None for v in flags):
+    flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.on_error, args.ray_address)
+    if any(v is not None for v in flags) or args.engine != "local":
         return True
     return any(
         p != "-"
@@ -361,22 +362,22 @@ def _wants_corpus(args: argparse.Namespace) -> bool:
     )
 
 
-def _cmd_count_corpus(args: argparse.Namespace) -> int:
+def _check_corpus_inputs(args: argparse.Namespace, command: str) -> None:
+    if "-" in args.files:
+        raise CliError(f"stdin ('-') is not read by the corpus {command}: pass files, folders or globs")
+    if codecs.lookup(args.encoding).name != "utf-8":
+        raise CliError(f"the corpus {command} reads UTF-8 only: drop --encoding, or convert the files first")
+
+
+@contextlib.contextmanager
+def _corpus_progress(args: argparse.Namespace) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar (bytes read, tokens/s) on a terminal's stderr, as a ``progress`` callback."""
     from tqdm import tqdm
 
-    from .corpus import count_corpus
-
-    if "-" in args.files:
-        raise CliError("stdin ('-') is not read with --text-field/--messages-field/--workers: pass files or folders")
-    if args.messages or args.jsonl_field:
-        raise CliError(
-            "--messages/--jsonl-field do not combine with the corpus flags: use --text-field or --messages-field"
-        )
-    if codecs.lookup(args.encoding).name != "utf-8":
-        raise CliError("the corpus counter reads UTF-8 only: drop --encoding, or convert the files first")
     show = args.progress and sys.stderr.isatty()
-    total_bytes = sum(_file_size(p) for p in args.files if os.path.isfile(p)) or None
-    with tqdm(total=total_bytes, unit="B", unit_scale=True, disable=not show, file=sys.stderr) as bar:
+    sizes = [_file_size(p) for p in args.files if os.path.isfile(p)]
+    known = sizes and not any(p.lower().endswith(".parquet") for p in args.files)  # parquet: decoded bytes
+    with tqdm(total=sum(sizes) if known else None, unit="B", unit_scale=True, disable=not show, file=sys.stderr) as bar:
         tokens = [0]
 
         def progress(nbytes: int, ntokens: int) -> None:
@@ -385,20 +386,23 @@ def _cmd_count_corpus(args: argparse.Namespace) -> int:
             bar.set_postfix_str(f"{tokens[0] / elapsed:,.0f} tokens/s" if elapsed else "", refresh=False)
             bar.update(nbytes)
 
-        stats = count_corpus(
-            args.files,
-            args.model,
-            text_field=args.text_field,
-            messages_field=args.messages_field,
-            workers=args.workers,
-            max_tokens=args.max_tokens,
-            on_error=args.on_error or "fail",
-            add_generation_prompt=args.add_generation_prompt,
-            progress=progress if show else None,
-        )
-    if args.json:
-        _print_json(stats.to_json())
-        return 0
+        yield progress if show else None
+
+
+def _corpus_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "text_field": args.text_field,
+        "messages_field": args.messages_field,
+        "workers": args.workers,
+        "max_tokens": args.max_tokens,
+        "on_error": args.on_error or "fail",
+        "add_generation_prompt": args.add_generation_prompt,
+        "engine": args.engine,
+        "ray_address": args.ray_address,
+    }
+
+
+def _print_corpus_stats(stats: Any) -> None:
     width = max(len(f"{stats.tokens:,}"), len(f"{stats.records:,}"), 7)
     print(f"{'records':>{width}}  {'tokens':>{width}}  file")
     for f in stats.files:
@@ -410,9 +414,27 @@ def _cmd_count_corpus(args: argparse.Namespace) -> int:
     )
     if stats.max_tokens is not None:
         print(f"over {stats.max_tokens:,} tokens: {stats.over_max:,} records")
+    if stats.under_min is not None:
+        print(f"under {stats.min_tokens:,} tokens: {stats.under_min:,} records")
     if stats.errors:
         path, line, reason = stats.errors[0]
         print(f"skipped {len(stats.errors):,} bad records (the first: {path}:{line}: {reason})")
+
+
+def _cmd_count_corpus(args: argparse.Namespace) -> int:
+    from .corpus import count_corpus
+
+    _check_corpus_inputs(args, "counter")
+    if args.messages or args.jsonl_field:
+        raise CliError(
+            "--messages/--jsonl-field do not combine with the corpus flags: use --text-field or --messages-field"
+        )
+    with _corpus_progress(args) as progress:
+        stats = count_corpus(args.files, args.model, progress=progress, **_corpus_arguments(args))
+    if args.json:
+        _print_json(stats.to_json())
+    else:
+        _print_corpus_stats(stats)
     return 0
 
 
@@ -456,12 +478,42 @@ def _file_size(path: str) -> int:
 # --------------------------------------------------------------------------- tokenize
 
 
+def _cmd_tokenize_corpus(args: argparse.Namespace) -> int:
+    from .corpus import tokenize_corpus
+
+    _check_corpus_inputs(args, "tokenizer")
+    if args.add_special_tokens or args.split_special_tokens or args.strings:
+        raise CliError("--add-special-tokens/--split-special-tokens/--strings are for one text, not with --output")
+    with _corpus_progress(args) as progress:
+        stats = tokenize_corpus(
+            args.files,
+            args.output,
+            args.model,
+            min_tokens=args.min_tokens,
+            overwrite=args.overwrite,
+            progress=progress,
+            **_corpus_arguments(args),
+        )
+    if args.json:
+        _print_json(stats.to_json())
+        return 0
+    _print_corpus_stats(stats)
+    resumed = f" ({stats.resumed:,} kept from an earlier run)" if stats.resumed else ""
+    print(f"wrote {stats.written:,} records to {len(stats.shards):,} shards in {args.output}{resumed}")
+    return 0
+
+
 def _cmd_tokenize(args: argparse.Namespace) -> int:
     from .tokenizer import load_tokenizer
 
     _check_encoding(args)
+    corpus_flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.min_tokens, args.on_error)
+    if args.output is not None:
+        return _cmd_tokenize_corpus(args)
+    if any(v is not None for v in corpus_flags) or len(args.files) > 1:
+        raise CliError("the corpus tokenizer writes Parquet shards: pass --output DIR")
     tok = load_tokenizer(args.model)
-    text = _read_text(args.file, args)
+    text = _read_text(args.files[0], args)
     ids = tok.encode(text, add_special_tokens=args.add_special_tokens, split_special_tokens=args.split_special_tokens)
     if args.json:
         out: dict[str, Any] = {"model": tok.name, "tokens": ids, "count": len(ids)}
@@ -736,21 +788,62 @@ def build_parser() -> argparse.ArgumentParser:
         help="corpus mode: a malformed line or a record without the field stops with an error (fail) "
         "or is listed and skipped (skip); default: fail",
     )
+    _add_engine_options(count)
     count.add_argument("--add-generation-prompt", action="store_true", help="count the assistant prompt too")
     count.add_argument("--json", action="store_true", help="print JSON")
     count.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     _add_input_options(count)
     count.set_defaults(func=_cmd_count)
 
-    tokenize = sub.add_parser("tokenize", help="print the token ids of a text", **sub_options)
-    tokenize.add_argument("file", nargs="?", default="-", help="text to tokenize ('-': stdin)")
+    tokenize = sub.add_parser(
+        "tokenize", help="print the token ids of a text, or write a corpus's as Parquet shards", **sub_options
+    )
+    tokenize.add_argument(
+        "files",
+        nargs="*",
+        default=["-"],
+        metavar="FILE",
+        help="text to tokenize ('-': stdin); with --output: corpus files, folders or globs",
+    )
     tokenize.add_argument("--model", required=True, help="tokenizer name, alias or path")
     tokenize.add_argument("--add-special-tokens", action="store_true", help="add the model's BOS/prefix tokens")
     tokenize.add_argument(
         "--split-special-tokens", action="store_true", help="read special-token strings in the text as plain text"
     )
     tokenize.add_argument("--strings", action="store_true", help="show each id's vocabulary string too")
-    tokenize.add_argument("--json", action="store_true", help="print JSON {model, tokens, count[, token_strs]}")
+    tokenize.add_argument(
+        "--json", action="store_true", help="print JSON {model, tokens, count[, token_strs]} (with --output: the stats)"
+    )
+    tokenize.add_argument(
+        "--output",
+        metavar="DIR",
+        help="corpus mode: write part-NNNNN.parquet shards (input columns + input_ids + num_tokens) to DIR; "
+        "a re-run keeps finished shards (default: none, print one text's ids)",
+    )
+    tokenize.add_argument("--text-field", metavar="FIELD", help="corpus mode: the text FIELD of each record")
+    tokenize.add_argument(
+        "--messages-field", metavar="FIELD", help="corpus mode: the chat message list FIELD of each record"
+    )
+    tokenize.add_argument(
+        "--workers", type=int, metavar="N", help="corpus mode: worker processes (default: as for count)"
+    )
+    tokenize.add_argument(
+        "--max-tokens", type=int, metavar="N", help="corpus mode: leave out records longer than N tokens"
+    )
+    tokenize.add_argument(
+        "--min-tokens", type=int, metavar="N", help="corpus mode: leave out records shorter than N tokens"
+    )
+    tokenize.add_argument(
+        "--on-error", choices=("fail", "skip"), help="corpus mode: a bad record stops (fail, default) or is skipped"
+    )
+    tokenize.add_argument(
+        "--overwrite", action="store_true", help="corpus mode: replace shards of a different job in DIR"
+    )
+    tokenize.add_argument(
+        "--add-generation-prompt", action="store_true", help="corpus mode: end each conversation with the prompt"
+    )
+    _add_engine_options(tokenize)
+    tokenize.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     _add_input_options(tokenize)
     tokenize.set_defaults(func=_cmd_tokenize)
 
@@ -775,6 +868,20 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--dir", help="benchmarks folder (default: the source checkout's)")
     bench.set_defaults(func=_cmd_bench)
     return parser
+
+
+def _add_engine_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="corpus mode: run on this machine's cores (local) or on Ray (needs toklane[ray])",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="corpus mode, --engine ray: the cluster to join (default: start a local Ray)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
