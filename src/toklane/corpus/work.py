@@ -8,6 +8,7 @@ name renamed into place when complete.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Callable
@@ -158,7 +159,7 @@ def ids_array(ids: list[list[int]]) -> Any:
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
     offsets = np.zeros(len(ids) + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    flat = np.fromiter((i for seq in ids for i in seq), dtype=np.int32, count=int(offsets[-1]))
+    flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int32, count=int(offsets[-1]))
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
 
 
