@@ -1,0 +1,507 @@
+"""Corpus jobs on Ray (``engine="ray"``): the local engine's splits, run through Ray Data.
+
+The pipeline is ``read_datasource -> map_batches -> (iter_batches | write_datasink)``:
+
+- :class:`SplitSource`, a Ray Data ``Datasource``, has one read task per split the local
+  engine plans (JSON Lines byte ranges cut at line ends, Parquet row groups, text files)
+  and reads it with the local engine's reader, so every item keeps its file and line.
+  (Ray's own ``read_json`` fails a whole file on one malformed line and numbers no lines;
+  ``read_parquet`` numbers no rows: neither could report ``file:line``.)
+- :class:`Encoder`, a callable class on an actor pool, loads the tokenizer once per actor
+  by its name and encodes with the local engine's :func:`~.records.encode_items` and
+  :func:`~.work.build_table`.
+- count: the driver reads the per-chunk counts in input order (``preserve_order``) and
+  merges them with the local engine's merger, so the statistics and the first error
+  named with ``on_error="fail"`` are the local engine's.
+- tokenize: :class:`ShardSink`, a Ray Data ``Datasink``, writes each write task's rows to
+  ``part-NNNNN.parquet`` (a temporary name, renamed when complete), numbered in input
+  order; the counts reach the driver through a small actor (:class:`JobState`).
+
+Every node needs toklane (and the inputs and the output folder at the same paths).
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import json
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+
+try:
+    import ray
+    import ray.data
+    from ray.data.block import BlockAccessor, BlockMetadata
+    from ray.data.datasource import Datasink, Datasource, ReadTask
+except ModuleNotFoundError as exc:  # pragma: no cover - exercised only without the extra
+    if not (exc.name or "").startswith("ray"):
+        raise
+    raise InvalidArgumentError(
+        "engine", "'ray' needs Ray Data, which is not installed: pip install \"toklane[ray]\""
+    ) from None
+
+from .inputs import CorpusError, Piece, Split, read_chunks
+from .records import Options, encode_items
+from .stats import Histogram
+from .work import Limits, SplitResult, build_table, single_thread_env
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from .jobs import Job, Progress
+
+# Helper columns the source adds to every block (and the encoder drops).
+SPLIT, PIECE, LINE, RAW = "__toklane_split", "__toklane_piece", "__toklane_line", "__toklane_raw"
+HELPERS = (SPLIT, PIECE, LINE)
+SHARD_NAME = "part-{:05d}.parquet"
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _chunk_table(split: int, p: int, piece: Piece, first: int, items: Any) -> pa.Table:
+    """One chunk as a block: the items (Parquet: the batch's columns; otherwise raw bytes
+    in ``RAW``) and, per item, its split, piece and line within the piece."""
+    import pyarrow as pa
+
+    n = items.num_rows if piece.kind == "parquet" else len(items)
+    if piece.kind == "parquet":
+        table = pa.Table.from_batches([items])
+    else:
+        table = pa.table({RAW: pa.array(items, type=pa.large_binary())})
+    for name, value in ((SPLIT, np.full(n, split, np.int32)), (PIECE, np.full(n, p, np.int32))):
+        table = table.append_column(name, pa.array(value))
+    return table.append_column(LINE, pa.array(np.arange(first, first + n, dtype=np.int64)))
+
+
+def _read_split(split: Split, columns: list[str] | None, state: Any) -> Iterator[pa.Table]:
+    try:
+        for p, piece in enumerate(split.pieces):
+            for first, items in read_chunks(piece, columns):
+                yield _chunk_table(split.index, p, piece, first, items)
+    except CorpusError as exc:
+        ray.get(state.fail.remote(exc.field, exc.reason))
+        raise
+
+
+class SplitSource(Datasource):
+    """A Ray Data datasource over a job's splits: one read task per split, in order."""
+
+    def __init__(self, splits: Iterable[Split], columns: list[str] | None, state: Any):
+        self.splits = tuple(splits)
+        self.columns = columns
+        self.state = state
+
+    def estimate_inmemory_data_size(self) -> int | None:
+        return sum(s.nbytes for s in self.splits)
+
+    def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None, **_: Any) -> list[ReadTask]:
+        columns, state = self.columns, self.state
+        tasks = []
+        for split in self.splits:
+            meta = BlockMetadata(
+                num_rows=None,
+                size_bytes=split.nbytes,
+                input_files=sorted({p.path for p in split.pieces}),
+                exec_stats=None,
+            )
+            tasks.append(
+                ReadTask(lambda s=split: _read_split(s, columns, state), meta, per_task_row_limit=per_task_row_limit)
+            )
+        return tasks
+
+    def get_name(self) -> str:
+        return "ToklaneCorpus"
+
+
+# --------------------------------------------------------------------------- encoding (in actors)
+
+
+def _line_base(piece: Piece) -> int:
+    """Lines (JSON Lines) or rows (Parquet) of the piece's file before the piece."""
+    if piece.kind == "jsonl" and piece.start:
+        count, left = 0, piece.start
+        with open(piece.path, "rb") as f:
+            while left > 0:
+                block = f.read(min(left, 1 << 20))
+                if not block:
+                    break
+                count += block.count(b"\n")
+                left -= len(block)
+        return count
+    if piece.kind == "parquet" and piece.start:
+        from .inputs import parquet_file
+
+        meta = parquet_file(piece.path).metadata
+        return sum(meta.row_group(g).num_rows for g in range(piece.start))
+    return 0
+
+
+def _groups(block: pa.Table) -> Iterator[tuple[int, int, int, int, int]]:
+    """(split, piece, first line, start row, stop row) of each run of one piece in a block."""
+    splits = block.column(SPLIT).to_numpy()
+    pieces = block.column(PIECE).to_numpy()
+    lines = block.column(LINE).to_numpy()
+    n = len(splits)
+    if not n:
+        return
+    key = splits.astype(np.int64) << 32 | pieces.astype(np.int64)
+    # a new run where the piece changes or the lines stop being consecutive
+    cut = np.flatnonzero((key[1:] != key[:-1]) | (lines[1:] != lines[:-1] + 1)) + 1
+    bounds = [0, *cut.tolist(), n]
+    for start, stop in itertools.pairwise(bounds):
+        yield int(splits[start]), int(pieces[start]), int(lines[start]), start, stop
+
+
+class Encoder:
+    """Ray Data callable class: the tokenizer is loaded once per actor, by name, and each
+    block's chunks are encoded as the local engine's workers encode them.
+
+    Count: returns one row of counts per chunk. Tokenize: returns the kept rows (input
+    columns, ``input_ids``, ``num_tokens``) and sends the chunk's counts to ``state``."""
+
+    def __init__(self, model: str, splits: tuple[Split, ...], opts: Options, limits: Limits, state: Any = None):
+        from ..tokenizer import load_tokenizer
+
+        single_thread_env()  # one core per actor, as one local worker
+        self.tok = load_tokenizer(model)
+        self.splits, self.opts, self.limits, self.state = splits, opts, limits, state
+
+    def __call__(self, block: pa.Table) -> pa.Table:
+        try:
+            return self._encode(block)
+        except CorpusError as exc:  # Ray Data hands the driver only its text: tell it directly
+            ray.get(self.state.fail.remote(exc.field, exc.reason))
+            raise
+
+    def _encode(self, block: pa.Table) -> pa.Table:
+        import pyarrow as pa
+
+        counts: list[dict[str, Any]] = []
+        tables = []
+        for s, p, first, start, stop in _groups(block):
+            piece = self.splits[s].pieces[p]
+            part = block.slice(start, stop - start)
+            if piece.kind == "parquet":
+                data = part.drop_columns(list(HELPERS)).combine_chunks()
+                batches = data.to_batches()
+                items: Any = batches[0] if batches else pa.RecordBatch.from_pylist([], schema=data.schema)
+                nbytes = int(items.nbytes)
+            else:
+                items = part.column(RAW).to_pylist()
+                nbytes = sum(map(len, items))
+            enc = encode_items(self.tok, piece.kind, first, items, self.opts, piece.path)
+            written = 0
+            if self.limits.output is not None:
+                if enc.errors and self.limits.on_error == "fail":
+                    line, reason = enc.errors[0]
+                    where = f"{piece.path}:{_line_base(piece) + line}"
+                    raise CorpusError(where, f"{reason} (--on-error skip to read the rest)")
+                table = build_table(piece.kind, items, enc, self.limits, f"{piece.path}:{first}")
+                written = table.num_rows
+                tables.append(table)
+            counts.append(
+                {
+                    "split": s,
+                    "piece": p,
+                    "first": first,
+                    "lines": stop - start,
+                    "bytes": nbytes,
+                    "lengths": enc.lengths,
+                    "errors": json.dumps(enc.errors),
+                    "written": written,
+                }
+            )
+        if self.limits.output is None:
+            return pa.Table.from_pylist(counts, schema=_counts_schema())
+        if counts:
+            ray.get(self.state.add.remote(counts))
+        if not tables:
+            return pa.table({})
+        return pa.concat_tables(tables, promote_options="permissive")
+
+
+def _counts_schema() -> pa.Schema:
+    """The count rows' schema (built on first use: pyarrow is imported lazily)."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("split", pa.int32()),
+            ("piece", pa.int32()),
+            ("first", pa.int64()),
+            ("lines", pa.int64()),
+            ("bytes", pa.int64()),
+            ("lengths", pa.list_(pa.int32())),
+            ("errors", pa.string()),
+            ("written", pa.int64()),
+        ]
+    )
+
+
+class JobState:
+    """A Ray actor holding tokenize's per-chunk counts (the shards hold only the kept rows)
+    and the first :class:`CorpusError` a worker raised (Ray Data passes the driver only its
+    text, wrapped in its own exception)."""
+
+    def __init__(self) -> None:
+        self.counts: list[dict[str, Any]] = []
+        self.nbytes = 0
+        self.tokens = 0
+        self.failure: tuple[str, str] | None = None
+
+    def fail(self, where: str, reason: str) -> None:
+        if self.failure is None:
+            self.failure = (where, reason)
+
+    def first_failure(self) -> tuple[str, str] | None:
+        return self.failure
+
+    def add(self, counts: list[dict[str, Any]]) -> None:
+        self.counts.extend(counts)
+        self.nbytes += sum(c["bytes"] for c in counts)
+        self.tokens += sum(sum(c["lengths"]) for c in counts)
+
+    def progress(self) -> tuple[int, int]:
+        return self.nbytes, self.tokens
+
+    def all(self) -> list[dict[str, Any]]:
+        return self.counts
+
+
+# --------------------------------------------------------------------------- from chunk counts to split results
+
+
+class _Splits:
+    """Chunk counts gathered into the local engine's per-split results."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self.chunks: dict[int, list[dict[str, Any]]] = {}
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.chunks.setdefault(int(row["split"]), []).append(row)
+
+    def result(self, split: Split) -> SplitResult:
+        pieces = [[0, 0, 0, 0] for _ in split.pieces]
+        hist = Histogram()
+        errors: list[tuple[int, int, str]] = []
+        written = 0
+        for row in sorted(self.chunks.pop(split.index, []), key=lambda r: (r["piece"], r["first"])):
+            p, lengths = int(row["piece"]), row["lengths"]
+            errs = json.loads(row["errors"]) if isinstance(row["errors"], str) else row["errors"]
+            stats = pieces[p]
+            stats[0] += len(lengths)
+            stats[1] += int(sum(lengths))
+            stats[2] += len(errs)
+            stats[3] += int(row["lines"])
+            hist.add_lengths(lengths)
+            errors.extend((p, int(line), str(reason)) for line, reason in errs)
+            written += int(row["written"])
+        return SplitResult(split.index, pieces, hist.counts, errors, written)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+class ShardSink(Datasink):
+    """A Ray Data datasink writing each write task's rows to ``output/part-NNNNN.parquet``
+    (NNNNN: the task's index, in input order), under a temporary name renamed when complete."""
+
+    def __init__(self, output: str, min_bytes: int):
+        self.output = output
+        self.min_bytes = max(min_bytes, 1)
+        self.shards: list[str] = []
+
+    @property
+    def min_bytes_per_write(self) -> int | None:
+        return self.min_bytes
+
+    @property
+    def supports_distributed_writes(self) -> bool:
+        return True
+
+    def write(self, blocks: Iterable[Any], ctx: Any) -> str | None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        tables = [BlockAccessor.for_block(b).to_arrow() for b in blocks]
+        tables = [t for t in tables if t.num_rows]
+        if not tables:
+            return None
+        table = pa.concat_tables(tables, promote_options="permissive")
+        name = SHARD_NAME.format(ctx.task_idx)
+        final = os.path.join(self.output, name)
+        temp = os.path.join(self.output, f".{name}.tmp-{uuid.uuid4().hex[:12]}")
+        try:
+            pq.write_table(table, temp)
+            os.replace(temp, final)
+        except BaseException:
+            if os.path.exists(temp):
+                os.unlink(temp)
+            raise
+        return final
+
+    def on_write_complete(self, write_result: Any) -> None:
+        self.shards = sorted(path for path in write_result.write_returns if path)
+
+    def get_name(self) -> str:
+        return "ToklaneShards"
+
+
+def _prepare_output(output: str, overwrite: bool) -> None:
+    """An empty shard folder: the Ray engine does not resume, so earlier shards are refused
+    (or removed with ``overwrite``)."""
+    if os.path.exists(output) and not os.path.isdir(output):
+        raise CorpusError(output, "is a file: the output is a folder of Parquet shards")
+    os.makedirs(output, exist_ok=True)
+    _remove_shards(output, temporary_only=True)
+    shards = sorted(glob.glob(os.path.join(glob.escape(output), "part-*.parquet")))
+    if shards and not overwrite:
+        raise CorpusError(
+            output,
+            f"holds shards ({os.path.basename(shards[0])}, ...) and the Ray engine does not resume: "
+            "write to an empty folder, or pass overwrite=True (--overwrite) to replace them",
+        )
+    _remove_shards(output)
+
+
+def _remove_shards(output: str, temporary_only: bool = False) -> None:
+    patterns = [".part-*.parquet.tmp-*"] + ([] if temporary_only else ["part-*.parquet"])
+    for pattern in patterns:
+        for path in glob.glob(os.path.join(glob.escape(output), pattern)):
+            os.unlink(path)
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+def _connect(ray_address: str | None, workers: int) -> tuple[bool, int]:
+    """Join or start Ray: (whether this call started it, actors to use at most)."""
+    if ray.is_initialized():
+        started = False
+    elif ray_address is None:
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+        return True, workers
+    else:
+        ray.init(address=ray_address, log_to_driver=False, logging_level=logging.WARNING)
+        started = True
+    return started, max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def run_ray(job: Job, ray_address: str | None, progress: Progress | None = None) -> Any:
+    """Run ``job`` on Ray (a local Ray with ``job.workers`` CPUs when ``ray_address`` is None
+    and Ray is not running yet; else the cluster at ``ray_address``, or the running one)."""
+    from .jobs import _Merger
+
+    started, size = _connect(ray_address, job.workers)
+    context = ray.data.DataContext.get_current()
+    saved = (context.execution_options.preserve_order, context.enable_progress_bars)
+    data_logger = logging.getLogger("ray.data")
+    saved_level = data_logger.level
+    context.execution_options.preserve_order = True  # rows (and shard numbers) in input order
+    context.enable_progress_bars = False
+    data_logger.setLevel(logging.CRITICAL)  # no per-dataset lines on the caller's stderr
+    state = ray.remote(num_cpus=0)(JobState).remote()
+    try:
+        return _run(job, size, progress, _Merger(job), state, fixed=started and ray_address is None)
+    except Exception:
+        failure = ray.get(state.first_failure.remote())
+        if failure is not None:  # a worker's CorpusError (file:line and reason), not Ray's wrapper
+            raise CorpusError(*failure) from None
+        raise
+    finally:
+        ray.kill(state)
+        context.execution_options.preserve_order, context.enable_progress_bars = saved
+        data_logger.setLevel(saved_level)
+        if started:
+            ray.shutdown()
+
+
+def _run(job: Job, size: int, progress: Progress | None, merger: Any, state: Any, fixed: bool) -> Any:
+    source = SplitSource(job.splits, None if job.tokenize else [job.opts.name], state)
+    # Reads and writes take no CPU slot, so the encoders can hold every core; a few at a time,
+    # so that they do not crowd the encoders out (reading is ~10x faster than encoding).
+    io_tasks = max(1, size // 4)
+    ds = ray.data.read_datasource(source, num_cpus=0, concurrency=io_tasks)
+    pool = ray.data.ActorPoolStrategy(size=size) if fixed else ray.data.ActorPoolStrategy(min_size=1, max_size=size)
+    ds = ds.map_batches(
+        Encoder,
+        fn_constructor_kwargs={
+            "model": job.model,
+            "splits": job.splits,
+            "opts": job.opts,
+            "limits": job.limits,
+            "state": state,
+        },
+        compute=pool,
+        batch_size=None,
+        batch_format="pyarrow",
+        num_cpus=1,
+    )
+    gathered = _Splits(job)
+    if not job.tokenize:
+        nxt = 0  # splits before nxt are merged; a split is complete once a later one shows up
+        for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for row in batch.to_pylist():
+                while nxt < int(row["split"]):
+                    merger.add(job.splits[nxt], gathered.result(job.splits[nxt]))
+                    nxt += 1
+                gathered.add(row)
+                if progress is not None:
+                    progress(int(row["bytes"]), int(sum(row["lengths"])))
+        for split in job.splits[nxt:]:
+            merger.add(split, gathered.result(split))
+        return merger.stats()
+    return _tokenize(job, ds, state, progress, merger, gathered, io_tasks)
+
+
+def _tokenize(
+    job: Job, ds: Any, state: Any, progress: Progress | None, merger: Any, gathered: _Splits, io_tasks: int
+) -> Any:
+    output = job.limits.output or ""
+    _prepare_output(output, job.limits.overwrite)
+    sink = ShardSink(output, max((s.nbytes for s in job.splits), default=1))
+    stop = threading.Event()
+    poller = None
+    if progress is not None:
+
+        def poll() -> None:
+            reported = (0, 0)
+            while True:
+                finished = stop.wait(0.5)
+                now = ray.get(state.progress.remote())
+                if now != reported:
+                    progress(now[0] - reported[0], now[1] - reported[1])
+                    reported = now
+                if finished:
+                    return
+
+        poller = threading.Thread(target=poll, name="toklane-ray-progress", daemon=True)
+        poller.start()
+    try:
+        ds.write_datasink(sink, ray_remote_args={"num_cpus": 0}, concurrency=io_tasks)
+    except BaseException:
+        _remove_shards(output)  # no resume on Ray: a failed run leaves no shards
+        raise
+    finally:
+        stop.set()
+        if poller is not None:
+            poller.join()
+    for row in ray.get(state.all.remote()):
+        gathered.add(row)
+    try:
+        for split in job.splits:
+            merger.add(split, gathered.result(split))
+    except CorpusError:
+        _remove_shards(output)
+        raise
+    return merger.stats(tuple(sink.shards))

@@ -1,0 +1,191 @@
+"""engine="ray": count_corpus / tokenize_corpus on a local Ray equal the local engine.
+
+One local Ray (2 CPUs) is started for the module; everything is skipped without the
+``ray`` extra (``pip install "toklane[ray]"``), except the check of the missing-extra error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import itertools
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toklane.corpus import CorpusError, count_corpus, tokenize_corpus
+from toklane.errors import InvalidArgumentError
+
+from .test_cli import run
+from .test_corpus import MSGS, write_jsonl
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+SPLIT_BYTES = 2048  # small splits: several per file, so line numbers cross split boundaries
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray = pytest.importorskip("ray")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+def corpus(folder: Path, bad_line: int | None = None) -> Path:
+    """Two JSON Lines files (one with a malformed line at ``bad_line``) and a text file."""
+    words = ["alpha", "ünïcode", "日本語", "код", " x = f(y)\n", "🙂", "the"]
+    rows: list[object] = [
+        {"id": i, "text": " ".join(words[(i * k) % len(words)] for k in range(i % 23)), "m": MSGS} for i in range(300)
+    ]
+    if bad_line is not None:
+        rows[bad_line - 1] = '{"id": "broken", "text": '
+        rows[bad_line + 20] = {"id": "no text"}
+    write_jsonl(folder / "b.jsonl", rows[:220])
+    write_jsonl(folder / "a.jsonl", rows[220:])
+    (folder / "c.txt").write_text("a plain text file\nwith two lines", encoding="utf-8")
+    return folder
+
+
+def rows_of(folder: Path) -> list[dict]:
+    """The shards' rows in name order, without null values: a shard holding rows of inputs
+    with different columns has nulls for the missing ones, and the engines cut shards apart."""
+    shards = sorted(folder.glob("part-*.parquet"))
+    return [{k: v for k, v in r.items() if v is not None} for s in shards for r in pq.read_table(s).to_pylist()]
+
+
+def same_but_shards(local, ray_stats) -> None:
+    a, b = dataclasses.asdict(local), dataclasses.asdict(ray_stats)
+    a.pop("shards"), b.pop("shards")
+    assert a == b
+
+
+def test_count_equals_the_local_engine(ray_cluster, tmp_path):
+    src = corpus(tmp_path / "in", bad_line=150)
+    kw = {"text_field": "text", "on_error": "skip", "max_tokens": 40, "split_bytes": SPLIT_BYTES}
+    local = count_corpus(src, **kw)
+    seen = [0, 0]
+
+    def progress(nbytes: int, ntokens: int) -> None:
+        seen[0] += nbytes
+        seen[1] += ntokens
+
+    on_ray = count_corpus(src, engine="ray", progress=progress, **kw)
+    assert on_ray == local
+    assert [(Path(p).name, n) for p, n, _ in on_ray.errors] == [("b.jsonl", 150), ("b.jsonl", 171)]
+    assert seen == [sum(p.stat().st_size for p in src.iterdir()), local.tokens]
+
+
+def test_count_fails_on_the_first_bad_line_like_the_local_engine(ray_cluster, tmp_path):
+    src = corpus(tmp_path / "in", bad_line=150)
+    with pytest.raises(CorpusError) as local:
+        count_corpus(src, text_field="text", split_bytes=SPLIT_BYTES)
+    with pytest.raises(CorpusError) as on_ray:
+        count_corpus(src, text_field="text", split_bytes=SPLIT_BYTES, engine="ray")
+    assert str(on_ray.value) == str(local.value)
+    assert str(on_ray.value).startswith(f"{src / 'b.jsonl'}:150: not JSON")
+
+
+def test_tokenize_writes_the_local_engines_rows_in_name_order(ray_cluster, tmp_path):
+    src = corpus(tmp_path / "in", bad_line=150)
+    kw = {"text_field": "text", "on_error": "skip", "min_tokens": 3, "max_tokens": 40, "shard_bytes": SPLIT_BYTES}
+    local = tokenize_corpus(src, tmp_path / "local", **kw)
+    on_ray = tokenize_corpus(src, tmp_path / "ray", engine="ray", **kw)
+    same_but_shards(local, on_ray)
+    assert len(on_ray.shards) > 1 and list(on_ray.shards) == sorted(map(str, (tmp_path / "ray").glob("part-*")))
+    assert rows_of(tmp_path / "ray") == rows_of(tmp_path / "local")
+    assert len(rows_of(tmp_path / "ray")) == on_ray.written > 0
+    # no resume on Ray: a folder holding shards is refused (before any work), or replaced on request
+    with pytest.raises(CorpusError, match="does not resume"):
+        tokenize_corpus(src, tmp_path / "ray", engine="ray", **kw)
+
+
+def test_tokenize_fails_on_a_bad_line_with_its_location_and_leaves_no_shards(ray_cluster, tmp_path):
+    src = corpus(tmp_path / "in", bad_line=150)  # line 150 lies in a later split of b.jsonl
+    with pytest.raises(CorpusError) as local:
+        tokenize_corpus(src / "b.jsonl", tmp_path / "local", text_field="text", shard_bytes=SPLIT_BYTES)
+    with pytest.raises(CorpusError) as on_ray:
+        tokenize_corpus(src / "b.jsonl", tmp_path / "ray", text_field="text", shard_bytes=SPLIT_BYTES, engine="ray")
+    assert str(on_ray.value) == str(local.value)
+    assert not list((tmp_path / "ray").iterdir())
+
+
+def test_parquet_input_counts_and_tokenizes_like_the_local_engine(ray_cluster, tmp_path):
+    texts = [("日本語 and code x = f(y) " * (i % 17)) if i != 70 else None for i in range(200)]
+    table = pa.table({"id": list(range(200)), "text": texts})
+    pq.write_table(table, tmp_path / "t.parquet", row_group_size=30)
+    kw = {"text_field": "text", "on_error": "skip"}
+    local = count_corpus(tmp_path / "t.parquet", split_bytes=SPLIT_BYTES, **kw)
+    assert count_corpus(tmp_path / "t.parquet", split_bytes=SPLIT_BYTES, engine="ray", **kw) == local
+    assert local.errors == ((str(tmp_path / "t.parquet"), 71, "field 'text' is NoneType, not text"),)
+    ref = tokenize_corpus(tmp_path / "t.parquet", tmp_path / "local", shard_bytes=SPLIT_BYTES, **kw)
+    got = tokenize_corpus(tmp_path / "t.parquet", tmp_path / "ray", shard_bytes=SPLIT_BYTES, engine="ray", **kw)
+    same_but_shards(ref, got)
+    assert rows_of(tmp_path / "ray") == rows_of(tmp_path / "local")
+
+
+def test_cli_engine_ray_joins_a_running_cluster(ray_cluster, tmp_path):
+    src = corpus(tmp_path / "in")
+    address = ray_cluster.get_runtime_context().gcs_address
+    args = ("count", str(src / "a.jsonl"), "--model", "qwen3.6", "--text-field", "text", "--engine", "ray")
+    proc = run(*args, "--ray-address", address, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == count_corpus(src / "a.jsonl", text_field="text").to_json()
+
+
+def test_without_ray_the_error_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ModuleNotFoundError
+    monkeypatch.delitem(sys.modules, "toklane.corpus.ray_engine", raising=False)
+    with pytest.raises(InvalidArgumentError, match=r'pip install "toklane\[ray\]"'):
+        importlib.import_module("toklane.corpus.ray_engine")
+
+
+# --------------------------------------------------------------------------- pure helpers (no Ray run)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(1, 4)), max_size=40))
+def test_groups_are_the_maximal_runs_of_consecutive_lines_of_one_piece(ray_cluster, steps):
+    from toklane.corpus.ray_engine import LINE, PIECE, SPLIT, _groups
+
+    splits, pieces, lines, line = [], [], [], 0
+    for s, p, gap in steps:  # rows in any order, lines going up by 1 (one run) or more (a new run)
+        line += gap
+        splits.append(s)
+        pieces.append(p)
+        lines.append(line)
+    block = pa.table({SPLIT: pa.array(splits, pa.int32()), PIECE: pa.array(pieces, pa.int32()), LINE: lines})
+    groups = list(_groups(block))
+    assert [g[3] for g in groups] == sorted(g[3] for g in groups)
+    covered = [i for g in groups for i in range(g[3], g[4])]
+    assert covered == list(range(len(steps)))
+    for s, p, first, start, stop in groups:
+        assert first == lines[start]
+        assert all((splits[i], pieces[i], lines[i]) == (s, p, first + i - start) for i in range(start, stop))
+    for (*_, stop), (s, p, first, *_) in itertools.pairwise(groups):  # maximal: each run ends for a reason
+        assert (splits[stop - 1], pieces[stop - 1], lines[stop - 1] + 1) != (s, p, first)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.text(st.sampled_from("ab\n"), max_size=30), min_size=1, max_size=30), st.integers(1, 64))
+def test_line_base_is_the_lines_before_a_piece(ray_cluster, texts, split_bytes):
+    from toklane.corpus.inputs import plan_splits, read_chunks
+    from toklane.corpus.ray_engine import _line_base
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.jsonl"
+        path.write_bytes("".join(t.replace("\n", "") + "\n" for t in texts).encode())
+        before = 0
+        for split in plan_splits([str(path)], split_bytes):
+            for piece in split.pieces:
+                assert _line_base(piece) == before
+                before += sum(len(items) for _, items in read_chunks(piece, None))
