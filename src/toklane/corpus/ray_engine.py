@@ -389,10 +389,10 @@ def _connect(ray_address: str | None, workers: int) -> tuple[bool, int]:
     if ray.is_initialized():
         started = False
     elif ray_address is None:
-        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         return True, workers
     else:
-        ray.init(address=ray_address, log_to_driver=False, logging_level=logging.WARNING)
+        ray.init(address=ray_address, log_to_driver=False, logging_level=logging.ERROR)
         started = True
     return started, max(1, int(ray.cluster_resources().get("CPU", 1)))
 
