@@ -88,3 +88,22 @@ def test_curl_examples_print_the_documented_answers() -> None:
             ).stdout.strip()
             pattern = ".*?".join(re.escape(part) for part in answer.split("…"))
             assert re.fullmatch(pattern, got, re.S), f"{shlex.split(command)[0:3]}...\nREADME: {answer}\ngot:    {got}"
+
+
+def test_corpus_example_runs_as_pasted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    pytest.importorskip("pyarrow")
+    import json
+
+    import toklane
+
+    (block,) = fenced(section("### Corpora"), "python")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    texts = ["Hello world", "日本語 and code: def f(x): return x", "a " * 9000]
+    (corpus / "a.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md (corpus example)", "exec"), {"__name__": "readme"})
+    counts = sorted(len(toklane.load_tokenizer("qwen3.6").encode(t)) for t in texts)
+    first, second = capsys.readouterr().out.splitlines()
+    assert first.split() == ["3", str(sum(counts)), str(counts[1]), str(counts[2]), "1"]
+    assert second == "2 shards/part-00000.parquet"
