@@ -247,13 +247,49 @@ def _counts_schema() -> pa.Schema:
     )
 
 
+class ChunkCounts:
+    """Per-chunk counts folded into what the local engine's merger takes per split: per piece
+    (records, tokens, errors, lines read), the errors, the rows written, and the lengths —
+    per split (count: each split is merged, and dropped, once complete) or ``pooled`` in one
+    histogram (tokenize: memory independent of the corpus size)."""
+
+    def __init__(self, pooled: bool = False):
+        self.pooled = pooled
+        self.pieces: dict[tuple[int, int], list[int]] = {}
+        self.errors: dict[int, list[tuple[int, int, str]]] = {}
+        self.written: dict[int, int] = {}
+        self.hists: dict[int, Histogram] = {}
+        self.hist = Histogram()  # pooled lengths
+
+    def add(self, row: dict[str, Any]) -> None:
+        s, p, lengths = int(row["split"]), int(row["piece"]), row["lengths"]
+        errors = json.loads(row["errors"])
+        stats = self.pieces.setdefault((s, p), [0, 0, 0, 0])
+        stats[0] += len(lengths)
+        stats[1] += int(sum(lengths))
+        stats[2] += len(errors)
+        stats[3] += int(row["lines"])
+        (self.hist if self.pooled else self.hists.setdefault(s, Histogram())).add_lengths(lengths)
+        if errors:
+            self.errors.setdefault(s, []).extend((p, int(line), str(reason)) for line, reason in errors)
+        self.written[s] = self.written.get(s, 0) + int(row["written"])
+
+    def result(self, split: Split) -> SplitResult:
+        """The split's result (its lengths empty when pooled), forgotten here."""
+        pieces = [self.pieces.pop((split.index, p), [0, 0, 0, 0]) for p in range(len(split.pieces))]
+        hist = self.hists.pop(split.index, None)
+        lengths = hist.counts if hist is not None else np.zeros(0, dtype=np.int64)
+        errors = sorted(self.errors.pop(split.index, []))  # chunks may arrive in any order
+        return SplitResult(split.index, pieces, lengths, errors, self.written.pop(split.index, 0))
+
+
 class JobState:
-    """A Ray actor holding tokenize's per-chunk counts (the shards hold only the kept rows)
-    and the first :class:`CorpusError` a worker raised (Ray Data passes the driver only its
-    text, wrapped in its own exception)."""
+    """A Ray actor holding tokenize's counts (the shards hold only the kept rows), for the
+    driver, and the first :class:`CorpusError` a worker raised (Ray Data hands the driver
+    only its text, wrapped in an exception of its own)."""
 
     def __init__(self) -> None:
-        self.counts: list[dict[str, Any]] = []
+        self.counts = ChunkCounts(pooled=True)
         self.nbytes = 0
         self.tokens = 0
         self.failure: tuple[str, str] | None = None
@@ -265,48 +301,17 @@ class JobState:
     def first_failure(self) -> tuple[str, str] | None:
         return self.failure
 
-    def add(self, counts: list[dict[str, Any]]) -> None:
-        self.counts.extend(counts)
-        self.nbytes += sum(c["bytes"] for c in counts)
-        self.tokens += sum(sum(c["lengths"]) for c in counts)
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            self.counts.add(row)
+            self.nbytes += row["bytes"]
+            self.tokens += sum(row["lengths"])
 
     def progress(self) -> tuple[int, int]:
         return self.nbytes, self.tokens
 
-    def all(self) -> list[dict[str, Any]]:
+    def all(self) -> ChunkCounts:
         return self.counts
-
-
-# --------------------------------------------------------------------------- from chunk counts to split results
-
-
-class _Splits:
-    """Chunk counts gathered into the local engine's per-split results."""
-
-    def __init__(self, job: Job):
-        self.job = job
-        self.chunks: dict[int, list[dict[str, Any]]] = {}
-
-    def add(self, row: dict[str, Any]) -> None:
-        self.chunks.setdefault(int(row["split"]), []).append(row)
-
-    def result(self, split: Split) -> SplitResult:
-        pieces = [[0, 0, 0, 0] for _ in split.pieces]
-        hist = Histogram()
-        errors: list[tuple[int, int, str]] = []
-        written = 0
-        for row in sorted(self.chunks.pop(split.index, []), key=lambda r: (r["piece"], r["first"])):
-            p, lengths = int(row["piece"]), row["lengths"]
-            errs = json.loads(row["errors"]) if isinstance(row["errors"], str) else row["errors"]
-            stats = pieces[p]
-            stats[0] += len(lengths)
-            stats[1] += int(sum(lengths))
-            stats[2] += len(errs)
-            stats[3] += int(row["lines"])
-            hist.add_lengths(lengths)
-            errors.extend((p, int(line), str(reason)) for line, reason in errs)
-            written += int(row["written"])
-        return SplitResult(split.index, pieces, hist.counts, errors, written)
 
 
 # --------------------------------------------------------------------------- writing
@@ -447,8 +452,8 @@ def _run(job: Job, size: int, progress: Progress | None, merger: Any, state: Any
         batch_format="pyarrow",
         num_cpus=1,
     )
-    gathered = _Splits(job)
     if not job.tokenize:
+        gathered = ChunkCounts()
         nxt = 0  # splits before nxt are merged; a split is complete once a later one shows up
         for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
             for row in batch.to_pylist():
@@ -461,12 +466,10 @@ def _run(job: Job, size: int, progress: Progress | None, merger: Any, state: Any
         for split in job.splits[nxt:]:
             merger.add(split, gathered.result(split))
         return merger.stats()
-    return _tokenize(job, ds, state, progress, merger, gathered, io_tasks)
+    return _tokenize(job, ds, state, progress, merger, io_tasks)
 
 
-def _tokenize(
-    job: Job, ds: Any, state: Any, progress: Progress | None, merger: Any, gathered: _Splits, io_tasks: int
-) -> Any:
+def _tokenize(job: Job, ds: Any, state: Any, progress: Progress | None, merger: Any, io_tasks: int) -> Any:
     output = job.limits.output or ""
     _prepare_output(output, job.limits.overwrite)
     sink = ShardSink(output, max((s.nbytes for s in job.splits), default=1))
@@ -496,11 +499,11 @@ def _tokenize(
         stop.set()
         if poller is not None:
             poller.join()
-    for row in ray.get(state.all.remote()):
-        gathered.add(row)
+    counts = ray.get(state.all.remote())
     try:
         for split in job.splits:
-            merger.add(split, gathered.result(split))
+            merger.add(split, counts.result(split))
+        merger.hist.add(counts.hist.counts)
     except CorpusError:
         _remove_shards(output)
         raise
