@@ -53,6 +53,7 @@ def corpus(folder: Path, bad_line: int | None = None) -> Path:
     write_jsonl(folder / "b.jsonl", rows[:220])
     write_jsonl(folder / "a.jsonl", rows[220:])
     (folder / "c.txt").write_text("a plain text file\nwith two lines", encoding="utf-8")
+    (folder / "d.jsonl").write_bytes(b"")  # no records: a split with no blocks
     return folder
 
 
@@ -133,13 +134,13 @@ def test_parquet_input_counts_and_tokenizes_like_the_local_engine(ray_cluster, t
     assert rows_of(tmp_path / "ray") == rows_of(tmp_path / "local")
 
 
-def test_cli_engine_ray_joins_a_running_cluster(ray_cluster, tmp_path):
+def test_cli_engine_ray_joins_a_running_cluster_and_counts_messages(ray_cluster, tmp_path):
     src = corpus(tmp_path / "in")
     address = ray_cluster.get_runtime_context().gcs_address
-    args = ("count", str(src / "a.jsonl"), "--model", "qwen3.6", "--text-field", "text", "--engine", "ray")
-    proc = run(*args, "--ray-address", address, "--json")
+    args = ("count", str(src / "a.jsonl"), "--model", "qwen3.6", "--messages-field", "m", "--engine", "ray")
+    proc = run(*args, "--ray-address", address, "--json")  # chat messages, rendered in the family's format
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == count_corpus(src / "a.jsonl", text_field="text").to_json()
+    assert json.loads(proc.stdout) == count_corpus(src / "a.jsonl", messages_field="m").to_json()
 
 
 def test_without_ray_the_error_names_the_extra(monkeypatch):

@@ -29,6 +29,7 @@ import logging
 import os
 import threading
 import uuid
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -417,7 +418,9 @@ def run_ray(job: Job, ray_address: str | None, progress: Progress | None = None)
     data_logger.setLevel(logging.CRITICAL)  # no per-dataset lines on the caller's stderr
     state = ray.remote(num_cpus=0)(JobState).remote()
     try:
-        return _run(job, size, progress, _Merger(job), state, fixed=started and ray_address is None)
+        with warnings.catch_warnings():  # Ray Data's tuning hints (e.g. "received 0 inputs" for an empty corpus)
+            warnings.filterwarnings("ignore", category=UserWarning, module=r"ray\.data")
+            return _run(job, size, progress, _Merger(job), state, fixed=started and ray_address is None)
     except Exception:
         failure = ray.get(state.first_failure.remote())
         if failure is not None:  # a worker's CorpusError (file:line and reason), not Ray's wrapper
