@@ -120,6 +120,33 @@ def test_tokenize_fails_on_a_bad_line_with_its_location_and_leaves_no_shards(ray
     assert not list((tmp_path / "ray").iterdir())
 
 
+def test_a_bad_record_met_in_a_later_split_gives_way_to_the_first_in_input_order(ray_cluster, tmp_path):
+    """Workers run splits side by side: the first bad record one meets may not be the first in
+    input order. The driver then counts the splits up to that one again, in order."""
+    from toklane.corpus.jobs import _plan
+    from toklane.corpus.ray_engine import _Runner
+    from toklane.corpus.records import Options
+    from toklane.corpus.work import Limits
+
+    src = corpus(tmp_path / "in", bad_line=150)  # b.jsonl: bad lines 150 and 171, in different splits
+    with pytest.raises(CorpusError) as local:
+        tokenize_corpus(src / "b.jsonl", tmp_path / "local", text_field="text", shard_bytes=SPLIT_BYTES)
+    limits = Limits("fail", output=str(tmp_path / "ray"))
+    job = _plan(src / "b.jsonl", "qwen3.6", Options("text", None, want_ids=True), limits, 2, "ray", SPLIT_BYTES)
+    past = len(b"".join((src / "b.jsonl").read_bytes().splitlines(keepends=True)[:171]))
+    later = next(s.index for s in job.splits if s.pieces[0].start >= past)  # a split after both bad lines
+    context = ray_cluster.data.DataContext.get_current()
+    saved, context.execution_options.preserve_order = context.execution_options.preserve_order, True
+    runner = _Runner(job, 2, fixed=False)
+    try:
+        with pytest.raises(CorpusError) as on_ray:
+            runner._first_bad_record(later)
+    finally:
+        context.execution_options.preserve_order = saved
+        ray_cluster.kill(runner.state)
+    assert str(on_ray.value) == str(local.value) and ":150: not JSON" in str(on_ray.value)
+
+
 def test_parquet_input_counts_and_tokenizes_like_the_local_engine(ray_cluster, tmp_path):
     texts = [("日本語 and code x = f(y) " * (i % 17)) if i != 70 else None for i in range(200)]
     table = pa.table({"id": list(range(200)), "text": texts})

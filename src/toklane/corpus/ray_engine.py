@@ -22,6 +22,7 @@ Every node needs toklane (and the inputs and the output folder at the same paths
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import itertools
 import json
@@ -162,6 +163,17 @@ def _groups(block: pa.Table) -> Iterator[tuple[int, int, int, int, int]]:
         yield int(splits[start]), int(pieces[start]), int(lines[start]), start, stop
 
 
+class _BadRecord(CorpusError):
+    """A record that is not one, with ``on_error="fail"``: where, why, and in which split."""
+
+    def __init__(self, where: str, reason: str, split: int):
+        super().__init__(where, reason)
+        self.split = split
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.field, self.reason, self.split))
+
+
 class Encoder:
     """Ray Data callable class: the tokenizer is loaded once per actor, by name, and each
     block's chunks are encoded as the local engine's workers encode them.
@@ -179,6 +191,9 @@ class Encoder:
     def __call__(self, block: pa.Table) -> pa.Table:
         try:
             return self._encode(block)
+        except _BadRecord as exc:
+            ray.get(self.state.fail.remote(exc.field, exc.reason, exc.split))
+            raise
         except CorpusError as exc:  # Ray Data hands the driver only its text: tell it directly
             ray.get(self.state.fail.remote(exc.field, exc.reason))
             raise
@@ -205,7 +220,7 @@ class Encoder:
                 if enc.errors and self.limits.on_error == "fail":
                     line, reason = enc.errors[0]
                     where = f"{piece.path}:{_line_base(piece) + line}"
-                    raise CorpusError(where, f"{reason} (--on-error skip to read the rest)")
+                    raise _BadRecord(where, f"{reason} (--on-error skip to read the rest)", s)
                 table = build_table(piece.kind, items, enc, self.limits, f"{piece.path}:{first}")
                 written = table.num_rows
                 tables.append(table)
@@ -261,10 +276,12 @@ class ChunkCounts:
         self.written: dict[int, int] = {}
         self.hists: dict[int, Histogram] = {}
         self.hist = Histogram()  # pooled lengths
+        self.nbytes: dict[tuple[int, int], int] = {}  # input bytes read per piece
 
     def add(self, row: dict[str, Any]) -> None:
         s, p, lengths = int(row["split"]), int(row["piece"]), row["lengths"]
         errors = json.loads(row["errors"])
+        self.nbytes[s, p] = self.nbytes.get((s, p), 0) + int(row["bytes"])
         stats = self.pieces.setdefault((s, p), [0, 0, 0, 0])
         stats[0] += len(lengths)
         stats[1] += int(sum(lengths))
@@ -274,6 +291,21 @@ class ChunkCounts:
         if errors:
             self.errors.setdefault(s, []).extend((p, int(line), str(reason)) for line, reason in errors)
         self.written[s] = self.written.get(s, 0) + int(row["written"])
+
+    def complete(self, split: Split) -> bool:
+        """Whether every item of the split was counted (and none failed: a failed chunk
+        is not counted)."""
+        for p, piece in enumerate(split.pieces):
+            if piece.kind == "parquet":
+                from .inputs import parquet_file
+
+                meta = parquet_file(piece.path).metadata
+                rows = sum(meta.row_group(g).num_rows for g in range(piece.start, piece.stop))
+                if self.pieces.get((split.index, p), [0, 0, 0, 0])[3] != rows:
+                    return False
+            elif self.nbytes.get((split.index, p), 0) != piece.stop - piece.start:
+                return False
+        return True
 
     def result(self, split: Split) -> SplitResult:
         """The split's result (its lengths empty when pooled), forgotten here."""
@@ -294,13 +326,16 @@ class JobState:
         self.nbytes = 0
         self.tokens = 0
         self.failure: tuple[str, str] | None = None
+        self.bad_split: int | None = None  # tokenize, on_error="fail": the first split known to hold a bad record
 
-    def fail(self, where: str, reason: str) -> None:
+    def fail(self, where: str, reason: str, bad_split: int | None = None) -> None:
         if self.failure is None:
             self.failure = (where, reason)
+        if bad_split is not None and (self.bad_split is None or bad_split < self.bad_split):
+            self.bad_split = bad_split
 
-    def first_failure(self) -> tuple[str, str] | None:
-        return self.failure
+    def first_failure(self) -> tuple[tuple[str, str] | None, int | None]:
+        return self.failure, self.bad_split
 
     def add(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
@@ -406,8 +441,6 @@ def _connect(ray_address: str | None, workers: int) -> tuple[bool, int]:
 def run_ray(job: Job, ray_address: str | None, progress: Progress | None = None) -> Any:
     """Run ``job`` on Ray (a local Ray with ``job.workers`` CPUs when ``ray_address`` is None
     and Ray is not running yet; else the cluster at ``ray_address``, or the running one)."""
-    from .jobs import _Merger
-
     started, size = _connect(ray_address, job.workers)
     context = ray.data.DataContext.get_current()
     saved = (context.execution_options.preserve_order, context.enable_progress_bars)
@@ -416,98 +449,147 @@ def run_ray(job: Job, ray_address: str | None, progress: Progress | None = None)
     context.execution_options.preserve_order = True  # rows (and shard numbers) in input order
     context.enable_progress_bars = False
     data_logger.setLevel(logging.CRITICAL)  # no per-dataset lines on the caller's stderr
-    state = ray.remote(num_cpus=0)(JobState).remote()
+    run = _Runner(job, size, fixed=started and ray_address is None)
     try:
         with warnings.catch_warnings():  # Ray Data's tuning hints (e.g. "received 0 inputs" for an empty corpus)
             warnings.filterwarnings("ignore", category=UserWarning, module=r"ray\.data")
-            return _run(job, size, progress, _Merger(job), state, fixed=started and ray_address is None)
-    except Exception:
-        failure = ray.get(state.first_failure.remote())
-        if failure is not None:  # a worker's CorpusError (file:line and reason), not Ray's wrapper
-            raise CorpusError(*failure) from None
-        raise
+            return run.tokenize(progress) if job.tokenize else run.count(job.splits, progress)
     finally:
-        ray.kill(state)
+        ray.kill(run.state)
         context.execution_options.preserve_order, context.enable_progress_bars = saved
         data_logger.setLevel(saved_level)
         if started:
             ray.shutdown()
 
 
-def _run(job: Job, size: int, progress: Progress | None, merger: Any, state: Any, fixed: bool) -> Any:
-    source = SplitSource(job.splits, None if job.tokenize else [job.opts.name], state)
-    # Reads and writes take no CPU slot, so the encoders can hold every core; a few at a time,
-    # so that they do not crowd the encoders out (reading is ~10x faster than encoding).
-    io_tasks = max(1, size // 4)
-    ds = ray.data.read_datasource(source, num_cpus=0, concurrency=io_tasks)
-    pool = ray.data.ActorPoolStrategy(size=size) if fixed else ray.data.ActorPoolStrategy(min_size=1, max_size=size)
-    ds = ds.map_batches(
-        Encoder,
-        fn_constructor_kwargs={
-            "model": job.model,
-            "splits": job.splits,
-            "opts": job.opts,
-            "limits": job.limits,
-            "state": state,
-        },
-        compute=pool,
-        batch_size=None,
-        batch_format="pyarrow",
-        num_cpus=1,
-    )
-    if not job.tokenize:
+class _Runner:
+    """One job's pipelines: ``read_datasource -> map_batches(Encoder) -> iter_batches | write_datasink``."""
+
+    def __init__(self, job: Job, size: int, fixed: bool):
+        from .jobs import _Merger
+
+        self.job, self.size, self.fixed = job, size, fixed
+        self.merger = _Merger(job)
+        self.state = ray.remote(num_cpus=0)(JobState).remote()
+        # Reads and writes take no CPU slot, so the encoders can hold every core; a few at a time,
+        # so that they do not crowd the encoders out (reading is ~10x faster than encoding).
+        self.io_tasks = max(1, size // 4)
+
+    def _dataset(self, todo: tuple[Split, ...], limits: Limits) -> Any:
+        job = self.job
+        source = SplitSource(todo, None if limits.output else [job.opts.name], self.state)
+        ds = ray.data.read_datasource(source, num_cpus=0, concurrency=self.io_tasks)
+        size = self.size
+        pool = (
+            ray.data.ActorPoolStrategy(size=size)
+            if self.fixed
+            else ray.data.ActorPoolStrategy(min_size=1, max_size=size)
+        )
+        return ds.map_batches(
+            Encoder,
+            fn_constructor_kwargs={
+                "model": job.model,
+                "splits": job.splits,
+                "opts": job.opts,
+                "limits": limits,
+                "state": self.state,
+            },
+            compute=pool,
+            batch_size=None,
+            batch_format="pyarrow",
+            num_cpus=1,
+        )
+
+    def _worker_error(self) -> tuple[CorpusError | None, int | None]:
+        """The CorpusError a worker raised (Ray Data hands over only its text), and the first
+        split known to hold a bad record."""
+        failure, bad_split = ray.get(self.state.first_failure.remote())
+        return (CorpusError(*failure) if failure is not None else None), bad_split
+
+    def count(self, todo: tuple[Split, ...], progress: Progress | None) -> Any:
+        """Count ``todo`` (the job's splits, or from some split on) and merge in split order."""
+        limits = dataclasses.replace(self.job.limits, output=None)
         gathered = ChunkCounts()
-        nxt = 0  # splits before nxt are merged; a split is complete once a later one shows up
-        for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-            for row in batch.to_pylist():
-                while nxt < int(row["split"]):
-                    merger.add(job.splits[nxt], gathered.result(job.splits[nxt]))
-                    nxt += 1
-                gathered.add(row)
-                if progress is not None:
-                    progress(int(row["bytes"]), int(sum(row["lengths"])))
-        for split in job.splits[nxt:]:
-            merger.add(split, gathered.result(split))
-        return merger.stats()
-    return _tokenize(job, ds, state, progress, merger, io_tasks)
+        nxt = 0  # todo[:nxt] are merged; a split is complete once a later one shows up
+        try:
+            for batch in self._dataset(todo, limits).iter_batches(batch_size=None, batch_format="pyarrow"):
+                for row in batch.to_pylist():
+                    while todo[nxt].index < int(row["split"]):
+                        self.merger.add(todo[nxt], gathered.result(todo[nxt]))
+                        nxt += 1
+                    gathered.add(row)
+                    if progress is not None:
+                        progress(int(row["bytes"]), int(sum(row["lengths"])))
+        except CorpusError:
+            raise
+        except Exception:
+            error, _ = self._worker_error()
+            if error is not None:
+                raise error from None
+            raise
+        for split in todo[nxt:]:
+            self.merger.add(split, gathered.result(split))
+        return self.merger.stats()
 
+    def tokenize(self, progress: Progress | None) -> Any:
+        job, output = self.job, self.job.limits.output or ""
+        _prepare_output(output, job.limits.overwrite)
+        sink = ShardSink(output, max((s.nbytes for s in job.splits), default=1))
+        stop = threading.Event()
+        poller = None
+        if progress is not None:
 
-def _tokenize(job: Job, ds: Any, state: Any, progress: Progress | None, merger: Any, io_tasks: int) -> Any:
-    output = job.limits.output or ""
-    _prepare_output(output, job.limits.overwrite)
-    sink = ShardSink(output, max((s.nbytes for s in job.splits), default=1))
-    stop = threading.Event()
-    poller = None
-    if progress is not None:
+            def poll() -> None:
+                reported = (0, 0)
+                while True:
+                    finished = stop.wait(0.5)
+                    now = ray.get(self.state.progress.remote())
+                    if now != reported:
+                        progress(now[0] - reported[0], now[1] - reported[1])
+                        reported = now
+                    if finished:
+                        return
 
-        def poll() -> None:
-            reported = (0, 0)
-            while True:
-                finished = stop.wait(0.5)
-                now = ray.get(state.progress.remote())
-                if now != reported:
-                    progress(now[0] - reported[0], now[1] - reported[1])
-                    reported = now
-                if finished:
-                    return
+            poller = threading.Thread(target=poll, name="toklane-ray-progress", daemon=True)
+            poller.start()
+        try:
+            self._dataset(job.splits, job.limits).write_datasink(
+                sink, ray_remote_args={"num_cpus": 0}, concurrency=self.io_tasks
+            )
+        except Exception:
+            _remove_shards(output)  # no resume on Ray: a failed run leaves no shards
+            error, bad_split = self._worker_error()
+            if bad_split is not None:
+                self._first_bad_record(bad_split)
+            if error is not None:
+                raise error from None
+            raise
+        except BaseException:
+            _remove_shards(output)
+            raise
+        finally:
+            stop.set()
+            if poller is not None:
+                poller.join()
+        counts = ray.get(self.state.all.remote())
+        try:
+            for split in job.splits:
+                self.merger.add(split, counts.result(split))
+            self.merger.hist.add(counts.hist.counts)
+        except CorpusError:
+            _remove_shards(output)
+            raise
+        return self.merger.stats(tuple(sink.shards))
 
-        poller = threading.Thread(target=poll, name="toklane-ray-progress", daemon=True)
-        poller.start()
-    try:
-        ds.write_datasink(sink, ray_remote_args={"num_cpus": 0}, concurrency=io_tasks)
-    except BaseException:
-        _remove_shards(output)  # no resume on Ray: a failed run leaves no shards
-        raise
-    finally:
-        stop.set()
-        if poller is not None:
-            poller.join()
-    counts = ray.get(state.all.remote())
-    try:
-        for split in job.splits:
-            merger.add(split, counts.result(split))
-        merger.hist.add(counts.hist.counts)
-    except CorpusError:
-        _remove_shards(output)
-        raise
-    return merger.stats(tuple(sink.shards))
+    def _first_bad_record(self, bad_split: int) -> None:
+        """Raise the first bad record in input order, as the local engine does, once a worker
+        met one in split ``bad_split`` (the workers run splits side by side: an earlier split
+        may hold one they had not reached). Splits counted whole before the first unfinished
+        one are kept; the rest, up to ``bad_split``, are counted again, in order."""
+        counts: ChunkCounts = ray.get(self.state.all.remote())
+        splits = self.job.splits
+        first = next((i for i in range(bad_split) if not counts.complete(splits[i])), bad_split)
+        self.merger = type(self.merger)(self.job)
+        for split in splits[:first]:
+            self.merger.add(split, counts.result(split))  # whole, and without a bad record
+        self.count(splits[first : bad_split + 1], None)  # raises at the first bad record
