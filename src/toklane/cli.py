@@ -591,6 +591,7 @@ BENCH_MODULES = {
     "partial_json_parser": "partial-json-parser",
     "torch": "torch",
     "httpx": "httpx",
+    "datasets": "datasets",
 }
 # Optional modules outside the bench extra -> the extra that installs them.
 OPTIONAL_MODULES = {"mistral_common": ("mistral-common", "mistral"), "torch": ("torch", "torch")}
