@@ -821,18 +821,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="corpus mode: write part-NNNNN.parquet shards (input columns + input_ids + num_tokens) to DIR; "
         "a re-run keeps finished shards (default: none, print one text's ids)",
     )
-    tokenize.add_argument("--text-field", metavar="FIELD", help="corpus mode: the text FIELD of each record")
     tokenize.add_argument(
-        "--messages-field", metavar="FIELD", help="corpus mode: the chat message list FIELD of each record"
+        "--text-field", metavar="FIELD", help="corpus mode: the text FIELD of each record (default: none)"
+    )
+    tokenize.add_argument(
+        "--messages-field",
+        metavar="FIELD",
+        help="corpus mode: the chat message list FIELD of each record (default: none)",
     )
     tokenize.add_argument(
         "--workers", type=int, metavar="N", help="corpus mode: worker processes (default: as for count)"
     )
     tokenize.add_argument(
-        "--max-tokens", type=int, metavar="N", help="corpus mode: leave out records longer than N tokens"
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="corpus mode: leave out records longer than N tokens (default: none)",
     )
     tokenize.add_argument(
-        "--min-tokens", type=int, metavar="N", help="corpus mode: leave out records shorter than N tokens"
+        "--min-tokens",
+        type=int,
+        metavar="N",
+        help="corpus mode: leave out records shorter than N tokens (default: none)",
     )
     tokenize.add_argument(
         "--on-error", choices=("fail", "skip"), help="corpus mode: a bad record stops (fail, default) or is skipped"
