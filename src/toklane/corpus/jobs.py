@@ -18,7 +18,17 @@ from ..errors import InvalidArgumentError
 from .inputs import CorpusError, Split, expand_inputs, file_kind, plan_splits
 from .records import Options
 from .stats import CorpusStats, FileStats, Histogram, summarize
-from .work import META_KEY, Limits, SplitResult, count_split, init_worker, set_state, shard_path, tokenize_split
+from .work import (
+    META_KEY,
+    Limits,
+    SplitResult,
+    count_split,
+    init_worker,
+    prepare_output,
+    set_state,
+    shard_path,
+    tokenize_split,
+)
 
 OnError = Literal["fail", "skip"]
 Engine = Literal["local", "ray"]
@@ -283,17 +293,6 @@ def _shard_fingerprint(path: str) -> tuple[str, SplitResult] | None:
         return None
 
 
-def _prepare_output(output: str, overwrite: bool) -> None:
-    if os.path.exists(output) and not os.path.isdir(output):
-        raise CorpusError(output, "is a file: the output is a folder of Parquet shards")
-    os.makedirs(output, exist_ok=True)
-    for temp in glob.glob(os.path.join(glob.escape(output), ".part-*.parquet.tmp-*")):
-        os.unlink(temp)  # an interrupted run's unfinished shard
-    if overwrite:
-        for shard in glob.glob(os.path.join(glob.escape(output), "part-*.parquet")):
-            os.unlink(shard)
-
-
 def _finished_shards(job: Job) -> dict[int, SplitResult]:
     """Shards an earlier run of the same job completed (kept), after checking that every
     shard in the folder belongs to this job."""
@@ -390,5 +389,5 @@ def tokenize_corpus(
     job = _plan(inputs, model, opts, limits, workers, engine, max(shard_bytes, 1))
     limits.fingerprint = fingerprint(job, max(shard_bytes, 1))
     if engine == "local":
-        _prepare_output(output, overwrite)
+        prepare_output(output, overwrite)
     return _run(job, engine, ray_address, progress)

@@ -23,13 +23,11 @@ Every node needs toklane (and the inputs and the output folder at the same paths
 from __future__ import annotations
 
 import dataclasses
-import glob
 import itertools
 import json
 import logging
 import os
 import threading
-import uuid
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -53,7 +51,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - exercised only without 
 from .inputs import CorpusError, Piece, Split, read_chunks
 from .records import Options, encode_items
 from .stats import Histogram
-from .work import Limits, SplitResult, build_table, single_thread_env
+from .work import Limits, SplitResult, build_table, prepare_output, shard_path, single_thread_env, write_shard
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -63,7 +61,6 @@ if TYPE_CHECKING:
 # Helper columns the source adds to every block (and the encoder drops).
 SPLIT, PIECE, LINE, RAW = "__toklane_split", "__toklane_piece", "__toklane_line", "__toklane_raw"
 HELPERS = (SPLIT, PIECE, LINE)
-SHARD_NAME = "part-{:05d}.parquet"
 
 
 # --------------------------------------------------------------------------- reading
@@ -372,23 +369,13 @@ class ShardSink(Datasink):
 
     def write(self, blocks: Iterable[Any], ctx: Any) -> str | None:
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         tables = [BlockAccessor.for_block(b).to_arrow() for b in blocks]
         tables = [t for t in tables if t.num_rows]
         if not tables:
             return None
-        table = pa.concat_tables(tables, promote_options="permissive")
-        name = SHARD_NAME.format(ctx.task_idx)
-        final = os.path.join(self.output, name)
-        temp = os.path.join(self.output, f".{name}.tmp-{uuid.uuid4().hex[:12]}")
-        try:
-            pq.write_table(table, temp)
-            os.replace(temp, final)
-        except BaseException:
-            if os.path.exists(temp):
-                os.unlink(temp)
-            raise
+        final = shard_path(self.output, ctx.task_idx)
+        write_shard(pa.concat_tables(tables, promote_options="permissive"), final)
         return final
 
     def on_write_complete(self, write_result: Any) -> None:
@@ -401,25 +388,13 @@ class ShardSink(Datasink):
 def _prepare_output(output: str, overwrite: bool) -> None:
     """An empty shard folder: the Ray engine does not resume, so earlier shards are refused
     (or removed with ``overwrite``)."""
-    if os.path.exists(output) and not os.path.isdir(output):
-        raise CorpusError(output, "is a file: the output is a folder of Parquet shards")
-    os.makedirs(output, exist_ok=True)
-    _remove_shards(output, temporary_only=True)
-    shards = sorted(glob.glob(os.path.join(glob.escape(output), "part-*.parquet")))
-    if shards and not overwrite:
+    shards = prepare_output(output, overwrite)
+    if shards:
         raise CorpusError(
             output,
             f"holds shards ({os.path.basename(shards[0])}, ...) and the Ray engine does not resume: "
             "write to an empty folder, or pass overwrite=True (--overwrite) to replace them",
         )
-    _remove_shards(output)
-
-
-def _remove_shards(output: str, temporary_only: bool = False) -> None:
-    patterns = [".part-*.parquet.tmp-*"] + ([] if temporary_only else ["part-*.parquet"])
-    for pattern in patterns:
-        for path in glob.glob(os.path.join(glob.escape(output), pattern)):
-            os.unlink(path)
 
 
 # --------------------------------------------------------------------------- the driver
@@ -557,7 +532,7 @@ class _Runner:
                 sink, ray_remote_args={"num_cpus": 0}, concurrency=self.io_tasks
             )
         except Exception:
-            _remove_shards(output)  # no resume on Ray: a failed run leaves no shards
+            prepare_output(output, overwrite=True)  # no resume on Ray: a failed run leaves no shards
             error, bad_split = self._worker_error()
             if bad_split is not None:
                 self._first_bad_record(bad_split)
@@ -565,7 +540,7 @@ class _Runner:
                 raise error from None
             raise
         except BaseException:
-            _remove_shards(output)
+            prepare_output(output, overwrite=True)
             raise
         finally:
             stop.set()
@@ -577,7 +552,7 @@ class _Runner:
                 self.merger.add(split, counts.result(split))
             self.merger.hist.add(counts.hist.counts)
         except CorpusError:
-            _remove_shards(output)
+            prepare_output(output, overwrite=True)
             raise
         return self.merger.stats(tuple(sink.shards))
 

@@ -8,6 +8,7 @@ name renamed into place when complete.
 
 from __future__ import annotations
 
+import glob
 import itertools
 import json
 import os
@@ -187,7 +188,6 @@ def build_table(kind: str, items: Any, enc: Encoded, limits: Limits, where: str)
 def tokenize_split(split: Split) -> SplitResult:
     """Tokenize one split into its shard (temporary name, renamed when complete)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     limits: Limits = _STATE["limits"]
     assert limits.output is not None
@@ -208,12 +208,37 @@ def tokenize_split(split: Split) -> SplitResult:
     result = SplitResult(split.index, pieces, hist.counts, errors, table.num_rows, final)
     meta = dict(table.schema.metadata or {})
     meta[META_KEY] = result.to_meta(limits.fingerprint)
-    temp = os.path.join(limits.output, f".{os.path.basename(final)}.tmp-{os.getpid()}")
+    write_shard(table.replace_schema_metadata(meta), final)
+    return result
+
+
+def write_shard(table: Any, final: str) -> None:
+    """Write ``table`` to ``final`` through a temporary name in the same folder, renamed when
+    complete: a reader (or a resumed run) never sees a partial shard."""
+    import pyarrow.parquet as pq
+
+    temp = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.tmp-{os.getpid()}")
     try:
-        pq.write_table(table.replace_schema_metadata(meta), temp)
+        pq.write_table(table, temp)
         os.replace(temp, final)
     except BaseException:
         if os.path.exists(temp):
             os.unlink(temp)
         raise
-    return result
+
+
+def prepare_output(output: str, overwrite: bool) -> list[str]:
+    """Make ``output`` a shard folder: an interrupted run's temporary files are removed, and
+    with ``overwrite`` the shards too. Returns the shards left there, in name order."""
+    if os.path.exists(output) and not os.path.isdir(output):
+        raise CorpusError(output, "is a file: the output is a folder of Parquet shards")
+    os.makedirs(output, exist_ok=True)
+    folder = glob.escape(output)
+    for temp in glob.glob(os.path.join(folder, ".part-*.parquet.tmp-*")):
+        os.unlink(temp)  # an interrupted run's unfinished shard
+    shards = sorted(glob.glob(os.path.join(folder, "part-*.parquet")))
+    if overwrite:
+        for shard in shards:
+            os.unlink(shard)
+        return []
+    return shards
