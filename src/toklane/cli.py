@@ -507,10 +507,10 @@ def _cmd_tokenize(args: argparse.Namespace) -> int:
     from .tokenizer import load_tokenizer
 
     _check_encoding(args)
-    corpus_flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.min_tokens, args.on_error)
     if args.output is not None:
         return _cmd_tokenize_corpus(args)
-    if any(v is not None for v in corpus_flags) or len(args.files) > 1:
+    corpus_flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.min_tokens, args.on_error)
+    if any(v is not None for v in (*corpus_flags, args.ray_address)) or args.engine != "local" or len(args.files) > 1:
         raise CliError("the corpus tokenizer writes Parquet shards: pass --output DIR")
     tok = load_tokenizer(args.model)
     text = _read_text(args.files[0], args)
@@ -760,36 +760,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FIELD",
         help="count FIELD of each JSON line (text or messages; default: the whole file)",
     )
-    count.add_argument(
-        "--text-field",
-        metavar="FIELD",
-        help="corpus mode: count the text FIELD of each JSON line / parquet row "
-        "(FILE may be a folder or a glob; default: none)",
-    )
-    count.add_argument(
-        "--messages-field",
-        metavar="FIELD",
-        help="corpus mode: count the chat message list FIELD of each JSON line / parquet row (default: none)",
-    )
-    count.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help="corpus mode: worker processes (default: every core, one per 32 MB of input for less; 1: none)",
-    )
+    _add_corpus_options(count, "count")
     count.add_argument(
         "--max-tokens",
         type=int,
         metavar="N",
         help="corpus mode: also count the records longer than N tokens (default: none)",
     )
-    count.add_argument(
-        "--on-error",
-        choices=("fail", "skip"),
-        help="corpus mode: a malformed line or a record without the field stops with an error (fail) "
-        "or is listed and skipped (skip); default: fail",
-    )
-    _add_engine_options(count)
     count.add_argument("--add-generation-prompt", action="store_true", help="count the assistant prompt too")
     count.add_argument("--json", action="store_true", help="print JSON")
     count.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
@@ -821,17 +798,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="corpus mode: write part-NNNNN.parquet shards (input columns + input_ids + num_tokens) to DIR; "
         "a re-run keeps finished shards (default: none, print one text's ids)",
     )
-    tokenize.add_argument(
-        "--text-field", metavar="FIELD", help="corpus mode: the text FIELD of each record (default: none)"
-    )
-    tokenize.add_argument(
-        "--messages-field",
-        metavar="FIELD",
-        help="corpus mode: the chat message list FIELD of each record (default: none)",
-    )
-    tokenize.add_argument(
-        "--workers", type=int, metavar="N", help="corpus mode: worker processes (default: as for count)"
-    )
+    _add_corpus_options(tokenize, "tokenize")
     tokenize.add_argument(
         "--max-tokens",
         type=int,
@@ -845,15 +812,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="corpus mode: leave out records shorter than N tokens (default: none)",
     )
     tokenize.add_argument(
-        "--on-error", choices=("fail", "skip"), help="corpus mode: a bad record stops (fail, default) or is skipped"
-    )
-    tokenize.add_argument(
         "--overwrite", action="store_true", help="corpus mode: replace shards of a different job in DIR"
     )
     tokenize.add_argument(
         "--add-generation-prompt", action="store_true", help="corpus mode: end each conversation with the prompt"
     )
-    _add_engine_options(tokenize)
     tokenize.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     _add_input_options(tokenize)
     tokenize.set_defaults(func=_cmd_tokenize)
@@ -881,7 +844,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_engine_options(parser: argparse.ArgumentParser) -> None:
+def _add_corpus_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    """The options ``count`` and ``tokenize`` share in corpus mode."""
+    parser.add_argument(
+        "--text-field",
+        metavar="FIELD",
+        help=f"corpus mode: {verb} the text FIELD of each JSON line / parquet row "
+        "(FILE may be a folder or a glob; default: none)",
+    )
+    parser.add_argument(
+        "--messages-field",
+        metavar="FIELD",
+        help=f"corpus mode: {verb} the chat message list FIELD of each JSON line / parquet row (default: none)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="corpus mode: worker processes (default: every core, one per 32 MB of input for less; 1: none)",
+    )
+    parser.add_argument(
+        "--on-error",
+        choices=("fail", "skip"),
+        help="corpus mode: a malformed line or a record without the field stops with an error (fail) "
+        "or is listed and skipped (skip); default: fail",
+    )
     parser.add_argument(
         "--engine",
         choices=("local", "ray"),
