@@ -592,6 +592,7 @@ BENCH_MODULES = {
     "torch": "torch",
     "httpx": "httpx",
     "datasets": "datasets",
+    "pyarrow": "pyarrow",
 }
 # Optional modules outside the bench extra -> the extra that installs them.
 OPTIONAL_MODULES = {"mistral_common": ("mistral-common", "mistral"), "torch": ("torch", "torch")}
