@@ -120,8 +120,11 @@ class QuicktokEngine:
 
     name = "quicktok"
 
-    def __init__(self, encoding: Any, n_ordinary: int, first: int = 0):
+    def __init__(self, encoding: Any, n_ordinary: int, first: int = 0, *, decoder: Any = None):
+        """``decoder``: a quicktok or tiktoken encoding that decodes the same ids, where
+        ``encoding`` hides some tokens' bytes (:func:`.quickranks.quicktok_from_ranks`)."""
         self._enc = encoding
+        self._dec = encoding if decoder is None else decoder
         self._n_ordinary = n_ordinary
         self._first = first
         self.threads = cpu_count()
@@ -166,13 +169,13 @@ class QuicktokEngine:
             return self._enc.count(_without_surrogates(text))
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
-        return self._enc.decode_bytes(ids)
+        return self._dec.decode_bytes(ids)
 
     def decode_single_token_bytes(self, token: int) -> bytes:
-        return self._enc.decode_single_token_bytes(token)
+        return self._dec.decode_single_token_bytes(token)
 
     def iter_token_bytes(self) -> Iterable[tuple[int, bytes]]:
-        one = self._enc.decode_single_token_bytes
+        one = self._dec.decode_single_token_bytes
         return ((i, one(i)) for i in range(self._first, self._first + self._n_ordinary))
 
 
@@ -220,6 +223,11 @@ class TiktokenEngine:
         # Cut long texts for all cores only where the cuts are proven (the
         # bundled families' patterns; a wrapped tiktoken.Encoding may have any).
         self.threads = cpu_count() if pattern in _PARALLEL_PATTERNS else 1
+
+    @property
+    def encoding(self) -> Any:
+        """The ``tiktoken.Encoding``."""
+        return self._enc
 
     def _prepare(self, text: str) -> str:
         if self._nfc and not unicodedata.is_normalized("NFC", text):

@@ -23,12 +23,14 @@ import struct
 import tempfile
 import threading
 import unicodedata
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from . import patterns
-from .pieces import PARALLEL_MIN, parallel_pieces, piece_size
+from .irregular import Irregular
+from .pieces import PARALLEL_MIN, WHITESPACE, parallel_pieces, piece_size
 
 # Mistral tekken v3: o200k's case-aware grammar without the contractions, digits one at a time.
 TEKKEN = (
@@ -85,11 +87,15 @@ def _tables(scanner: str, nfc: bool) -> list[str]:
     return [*tables, "nfc.bin"] if nfc else tables
 
 
-def quicktok_from_ranks(ranks: dict[bytes, int], pattern: str, *, offset: int = 0, nfc: bool = False) -> Any | None:
+def quicktok_from_ranks(
+    ranks: dict[bytes, int], pattern: str, *, offset: int = 0, nfc: bool = False, hidden: Collection[int] = ()
+) -> Any | None:
     """A ``quicktok.Tokenizer`` encoding like tiktoken over ``pattern`` and ``ranks``
     (``bytes -> id``, ids ``offset..offset+N-1`` as tiktoken takes them), or
     ``None`` when quicktok is not installed, has no scanner for ``pattern`` or
-    cannot hold the ranks."""
+    cannot hold the ranks. The ``hidden`` ids keep their place but not their
+    bytes (``FF FF`` and the id: no UTF-8 text holds them), so they are never
+    emitted, and never decoded right: decode with another engine."""
     scanner = SCANNERS.get(pattern)
     if scanner is None or not available() or not ranks:
         return None
@@ -100,6 +106,11 @@ def quicktok_from_ranks(ranks: dict[bytes, int], pattern: str, *, offset: int = 
     records = sorted(ranks.items(), key=lambda kv: kv[1])
     if records[0][1] != offset or records[-1][1] != offset + len(records) - 1:
         return None
+    if hidden:
+        hidden = frozenset(hidden)
+        if any(data.startswith(b"\xff\xff") for data in ranks):
+            return None
+        records = [(b"\xff\xff" + rank.to_bytes(3, "big") if rank in hidden else data, rank) for data, rank in records]
     pack_len = struct.Struct("<H").pack
     pack_rank = struct.Struct("<I").pack
     vocab = [pack_rank(len(records))]
@@ -201,6 +212,10 @@ def nfc_table() -> Any:
         return _class_tables["nfc"]
 
 
+# Hangul conjoining jamo: NFC composes them into syllables.
+_JAMO = [*range(0x1100, 0x1200), *range(0xA960, 0xA980), *range(0xD7B0, 0xD800)]
+
+
 def _whitespace_table() -> Any:
     import numpy as np
 
@@ -210,6 +225,38 @@ def _whitespace_table() -> Any:
     table[[ord(c) for c in WHITESPACE]] = True
     return table
 
+
+# An irregular token's text (:mod:`.irregular`) is looked for where the hash of three
+# characters is that of its anchor's first three (a table of 2**21 flags, exact for ASCII),
+# then where the hash of its anchor's characters is (2**20 flags), then compared whole.
+_PREFIX_BITS = 21
+_NEEDLE_BITS = 20
+_NEEDLE_FACTORS = (0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F)
+
+
+def _prefix_hashes(points: Any) -> Any:
+    """The hash of each three adjacent characters of ``points`` (code points)."""
+    import numpy as np
+
+    wide = points.astype(np.uint32)
+    mixed = (wide[:-2] << np.uint32(14)) ^ (wide[1:-1] << np.uint32(7)) ^ wide[2:]
+    return mixed & np.uint32((1 << _PREFIX_BITS) - 1)
+
+
+def _needle_hashes(points: Any, at: Any, n: int) -> Any:
+    """The hash of the ``n`` characters of ``points`` from each index of ``at`` (each at
+    most ``len(points) - n``)."""
+    import numpy as np
+
+    hashes = points[at] * np.uint32(_NEEDLE_FACTORS[0])
+    for k in range(1, n):
+        hashes ^= points[at + k] * np.uint32(_NEEDLE_FACTORS[k])
+    return hashes >> np.uint32(32 - _NEEDLE_BITS)
+
+
+# Up to this many characters to check, their words are found in the string.
+_FEW_HITS = 64
+_WHITESPACE = frozenset(WHITESPACE)
 
 # Words to check at most this many characters apart are encoded in one tiktoken
 # call: fewer calls on text where marks are frequent (Devanagari, Thai, emoji
@@ -245,7 +292,11 @@ class CheckedEngine:
 
     name = "quicktok"
 
-    def __init__(self, fast: Any, exact: Any, *, nfc: bool = False, marks: bool = False):
+    def __init__(
+        self, fast: Any, exact: Any, *, nfc: bool = False, marks: bool = False, irregular: Irregular | None = None
+    ):
+        """``irregular``: the vocabulary's irregular tokens (:mod:`.irregular`), which
+        ``fast`` must not hold; the words that hold one go to tiktoken."""
         import numpy as np
 
         self._np = np
@@ -253,11 +304,47 @@ class CheckedEngine:
         self._exact = exact
         self._exact_lock = threading.Lock()
         self._nfc = nfc
-        self._check = (mark_table() | newer_table()) if marks else newer_table()
+        self.irregular = irregular
+        check = mark_table() | newer_table() if marks else newer_table().copy()
         if nfc:
-            self._check = self._check | nfc_table()
+            check |= nfc_table()
+        # Needles are looked for in the text as given. Where NFC would change it, it holds
+        # a mark, a character NFC changes or a conjoining jamo (they compose to syllables):
+        # those words go to tiktoken. Without marks checked, NFC text is searched.
+        self._normalize_first = bool(nfc and irregular and irregular.texts and not marks)
+        if nfc and marks and irregular and irregular.texts:
+            check[_JAMO] = True
         self._space = _whitespace_table()
         self.threads = getattr(fast, "threads", 1)
+        self._ascii_needles = False  # whether ASCII text may hold an irregular token
+        self._prefixes = np.zeros(1 << _PREFIX_BITS, dtype=bool)
+        tables = {n: np.zeros(1 << _NEEDLE_BITS, dtype=bool) for n in (3, 4)}
+        # Hash of an anchor -> (offset of the anchor, the whole text) to compare.
+        self._wholes: dict[tuple[int, int], list[tuple[int, str]]] = {}
+        self._short: dict[str, list[str]] = {}  # first character -> texts of two
+        one = np.zeros(1, dtype=np.intp)
+        for text, start in zip(irregular.texts, irregular.anchors, strict=True) if irregular else ():
+            if len(text) == 1:
+                check[ord(text)] = True
+                continue
+            if len(text) == 2:  # looked for where its first character stands
+                self._short.setdefault(text[0], []).append(text)
+                continue
+            needle = text[start : start + 4]
+            points = np.frombuffer(needle.encode("utf-32-le"), dtype="<u4")
+            self._prefixes[_prefix_hashes(points[:3])] = True
+            key = int(_needle_hashes(points, one, len(needle))[0])
+            tables[len(needle)][key] = True
+            self._wholes.setdefault((len(needle), key), []).append((start, text))
+            self._ascii_needles |= text.isascii()
+        self._needles = [(n, table) for n, table in tables.items() if table.any()]
+        # flags[code point]: 1: its word goes to tiktoken; 2: a text of two characters starts with it.
+        self._flags = check.astype(np.uint8)
+        for first, texts in self._short.items():
+            self._flags[ord(first)] |= 2
+            self._ascii_needles |= any(map(str.isascii, texts))
+        # Whether every flagged character is from U+0300 on (nothing below it to look at).
+        self._flags_high = not self._flags[:0x300].any()
 
     def _exact_engine(self) -> Any:
         if callable(self._exact) and not hasattr(self._exact, "encode_ordinary"):
@@ -276,16 +363,38 @@ class CheckedEngine:
         """``(text, spans)``: lone surrogates read as U+FFFD (as both engines do),
         and the merged ``[a, b)`` spans of the words to check."""
         np = self._np
-        try:
-            data = text.encode("utf-32-le")
-        except UnicodeEncodeError:
-            text = _SURROGATE.sub("\ufffd", text)
-            data = text.encode("utf-32-le")
-        points = np.frombuffer(data, dtype="<u4")
-        high = np.flatnonzero(points >= 0x300)  # nothing to check below U+0300
-        hits = high[self._check[points[high]]]
+        short: Any = ()
+        if text.isascii():  # only irregular tokens to look for
+            points = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+            hits = np.zeros(0, dtype=np.intp)
+            if self._short:
+                short = np.flatnonzero(np.take(self._flags, points) & 2)
+        else:
+            if self._normalize_first and not unicodedata.is_normalized("NFC", text):
+                text = unicodedata.normalize("NFC", text)  # look in the text quicktok reads
+            try:
+                data = text.encode("utf-32-le")
+            except UnicodeEncodeError:
+                text = _SURROGATE.sub("\ufffd", text)
+                data = text.encode("utf-32-le")
+            points = np.frombuffer(data, dtype="<u4")
+            at = np.flatnonzero(points >= 0x300) if self._flags_high else np.arange(len(points))
+            flags = np.take(self._flags, points[at])
+            hits = at[(flags & 1) != 0]
+            if self._short:
+                short = at[(flags & 2) != 0]
+        if self._needles:  # the words that hold an irregular token
+            at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points)))
+            held = self._holding(text, points, at) if at.size else []
+            held += [i for i in np.asarray(short).tolist() for t in self._short[text[i]] if text.startswith(t, i)]
+            if held:
+                hits = np.concatenate((hits, np.array(held, dtype=np.intp)))
         if not hits.size:
             return text, []
+        if hits.size <= _FEW_HITS:
+            spans = self._words_of(text, sorted(set(hits.tolist())))
+            if spans is not None:
+                return text, spans
         # Cuts: a space after a non-whitespace character.
         spaces = np.flatnonzero(points == 32)
         spaces = spaces[spaces > 0]
@@ -301,6 +410,47 @@ class CheckedEngine:
         spans = list(zip(starts[first].tolist(), ends[last].tolist(), strict=True))
         return text, spans
 
+    def _holding(self, text: str, points: Any, at: Any) -> list[int]:
+        """The indices of ``text`` where an irregular token's text starts, among those
+        whose three characters may start an anchor (``at``)."""
+        np = self._np
+        found = []
+        for n, table in self._needles:
+            fit = at[at <= len(points) - n]
+            hashes = _needle_hashes(points, fit, n)
+            hit = np.flatnonzero(np.take(table, hashes))
+            for pos, key in zip(fit[hit].tolist(), hashes[hit].tolist(), strict=True):
+                for offset, whole in self._wholes[n, key]:
+                    if pos >= offset and text.startswith(whole, pos - offset):
+                        found.append(pos - offset)
+                        break
+        return found
+
+    def _words_of(self, text: str, hits: list[int]) -> list[tuple[int, int]] | None:
+        """The merged spans of the words of a few ``hits`` (ascending), found in the
+        string (the same cuts as :meth:`_spans`), or ``None`` past a long whitespace run."""
+        spans: list[tuple[int, int]] = []
+        steps = 0
+        for hit in hits:
+            if spans and hit < spans[-1][1]:
+                continue
+            start = text.rfind(" ", 0, hit + 1)
+            while start > 0 and text[start - 1] in _WHITESPACE:
+                start = text.rfind(" ", 0, start)
+                steps += 1
+            end = text.find(" ", hit + 1)
+            while end != -1 and text[end - 1] in _WHITESPACE:
+                end = text.find(" ", end + 1)
+                steps += 1
+            if steps > _FEW_HITS:
+                return None
+            start, end = max(start, 0), len(text) if end == -1 else end
+            if spans and start <= spans[-1][1] + _JOIN_GAP:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((start, end))
+        return spans
+
     def encode_ordinary(self, text: str) -> list[int]:
         if len(text) >= PARALLEL_MIN and self.threads > 1:
             pieces = parallel_pieces(text, piece_size(len(text), self.threads))
@@ -313,7 +463,7 @@ class CheckedEngine:
 
     def _encode_piece(self, text: str) -> list[int]:
         """An NFC text on this thread (quicktok and tiktoken release the GIL)."""
-        if text.isascii():
+        if text.isascii() and not self._ascii_needles:
             return self._fast.encode_serial(text)
         text, spans = self._spans(text)
         return self._encode_spans(text, spans) if spans else self._fast.encode_serial(text)
@@ -337,7 +487,7 @@ class CheckedEngine:
         plain_texts: list[str] = []
         checked: list[tuple[int, str, list[tuple[int, int]]]] = []
         for k, text in enumerate(texts):
-            if not text.isascii():
+            if self._ascii_needles or not text.isascii():
                 text, spans = self._spans(text)
                 if spans:
                     checked.append((k, text, spans))
@@ -359,7 +509,7 @@ class CheckedEngine:
         return out  # type: ignore[return-value]
 
     def count_ordinary(self, text: str) -> int:
-        if text.isascii():
+        if text.isascii() and not self._ascii_needles:
             return self._fast.count_ordinary(text)
         text, spans = self._spans(text)
         return len(self._encode_spans(text, spans)) if spans else self._fast.count_ordinary(text)
