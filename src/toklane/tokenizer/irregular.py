@@ -61,11 +61,12 @@ def find_irregular(ranks: dict[bytes, int]) -> list[int]:
 class Irregular:
     """A vocabulary's irregular tokens and what finds them in text."""
 
+    #: Their ids, ascending.
     ids: tuple[int, ...]
-    #: The text every text that holds one of them holds: its whole characters.
+    #: Each one's whole characters: what any text that holds it holds.
     texts: tuple[str, ...]
-    #: Where in each text to look it up from: its rarest pair of characters that four
-    #: characters (all of a shorter text) can start at.
+    #: Where each text is looked up from (an index into it): its rarest pair of
+    #: characters that four characters (all of a shorter text) can start at.
     anchors: tuple[int, ...]
 
 

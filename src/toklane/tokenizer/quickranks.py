@@ -343,6 +343,9 @@ class CheckedEngine:
         for first, texts in self._short.items():
             self._flags[ord(first)] |= 2
             self._ascii_needles |= any(map(str.isascii, texts))
+        self._irregular = bool(self._needles or self._short)
+        # A batch is searched as one text, joined by U+0000, where no irregular token holds it.
+        self._joinable = self._irregular and not any("\x00" in text for text in irregular.texts)
         # Whether every flagged character is from U+0300 on (nothing below it to look at).
         self._flags_high = not self._flags[:0x300].any()
 
@@ -362,6 +365,14 @@ class CheckedEngine:
     def _spans(self, text: str) -> tuple[str, list[tuple[int, int]]]:
         """``(text, spans)``: lone surrogates read as U+FFFD (as both engines do),
         and the merged ``[a, b)`` spans of the words to check."""
+        text, points, hits = self._hits(text)
+        if not hits.size:
+            return text, []
+        return text, self._words(text, points, hits)
+
+    def _hits(self, text: str) -> tuple[str, Any, Any]:
+        """``(text, code points, hits)``: the indices of the characters whose words go to
+        tiktoken (and where irregular tokens' texts start)."""
         np = self._np
         short: Any = ()
         if text.isascii():  # only irregular tokens to look for
@@ -383,18 +394,23 @@ class CheckedEngine:
             hits = at[(flags & 1) != 0]
             if self._short:
                 short = at[(flags & 2) != 0]
-        if self._needles:  # the words that hold an irregular token
-            at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points)))
-            held = self._holding(text, points, at) if at.size else []
+        if self._irregular:  # the words that hold an irregular token
+            held = []
+            if self._needles:
+                at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points)))
+                held = self._holding(text, points, at) if at.size else []
             held += [i for i in np.asarray(short).tolist() for t in self._short[text[i]] if text.startswith(t, i)]
             if held:
                 hits = np.concatenate((hits, np.array(held, dtype=np.intp)))
-        if not hits.size:
-            return text, []
+        return text, points, hits
+
+    def _words(self, text: str, points: Any, hits: Any) -> list[tuple[int, int]]:
+        """The merged ``[a, b)`` spans of the words of ``hits`` (:meth:`_hits`)."""
+        np = self._np
         if hits.size <= _FEW_HITS:
             spans = self._words_of(text, sorted(set(hits.tolist())))
             if spans is not None:
-                return text, spans
+                return spans
         # Cuts: a space after a non-whitespace character.
         spaces = np.flatnonzero(points == 32)
         spaces = spaces[spaces > 0]
@@ -407,8 +423,7 @@ class CheckedEngine:
         # Words close together share one tiktoken call (any span is exact there).
         first = np.flatnonzero(np.concatenate(([True], starts[1:] > ends[:-1] + _JOIN_GAP)))
         last = np.concatenate((first[1:] - 1, [len(k) - 1]))
-        spans = list(zip(starts[first].tolist(), ends[last].tolist(), strict=True))
-        return text, spans
+        return list(zip(starts[first].tolist(), ends[last].tolist(), strict=True))
 
     def _holding(self, text: str, points: Any, at: Any) -> list[int]:
         """The indices of ``text`` where an irregular token's text starts, among those
@@ -486,8 +501,9 @@ class CheckedEngine:
         plain: list[int] = []
         plain_texts: list[str] = []
         checked: list[tuple[int, str, list[tuple[int, int]]]] = []
+        marked = self._marked(texts)
         for k, text in enumerate(texts):
-            if self._ascii_needles or not text.isascii():
+            if (k in marked) if marked is not None else not text.isascii():
                 text, spans = self._spans(text)
                 if spans:
                     checked.append((k, text, spans))
@@ -507,6 +523,17 @@ class CheckedEngine:
             for k, ids in zip(plain, self._fast.encode_ordinary_batch(plain_texts), strict=True):
                 out[k] = ids
         return out  # type: ignore[return-value]
+
+    def _marked(self, texts: list[str]) -> set[int] | None:
+        """Which of ``texts`` hold a character to check or an irregular token's text,
+        found in one pass over them all (``None``: ASCII text holds none; all, where
+        each text is searched alone)."""
+        if not self._joinable or self._normalize_first or len(texts) < 2:
+            return None if not self._ascii_needles else set(range(len(texts)))
+        np = self._np
+        _, _, hits = self._hits("\x00".join(texts))  # no irregular token holds U+0000
+        starts = np.cumsum([0] + [len(text) + 1 for text in texts[:-1]])
+        return set((np.searchsorted(starts, hits, side="right") - 1).tolist())
 
     def count_ordinary(self, text: str) -> int:
         if text.isascii() and not self._ascii_needles:
