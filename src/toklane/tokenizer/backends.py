@@ -120,11 +120,11 @@ class QuicktokEngine:
 
     name = "quicktok"
 
-    def __init__(self, encoding: Any, n_ordinary: int, first: int = 0, *, decoder: Any = None):
-        """``decoder``: a quicktok or tiktoken encoding that decodes the same ids, where
-        ``encoding`` hides some tokens' bytes (:func:`.quickranks.quicktok_from_ranks`)."""
+    def __init__(self, encoding: Any, n_ordinary: int, first: int = 0, *, hidden: dict[int, bytes] | None = None):
+        """``hidden``: the bytes of the tokens ``encoding`` holds without them
+        (:func:`.quickranks.quicktok_from_ranks`), by id."""
         self._enc = encoding
-        self._dec = encoding if decoder is None else decoder
+        self._hidden = hidden or {}
         self._n_ordinary = n_ordinary
         self._first = first
         self.threads = cpu_count()
@@ -169,13 +169,29 @@ class QuicktokEngine:
             return self._enc.count(_without_surrogates(text))
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
-        return self._dec.decode_bytes(ids)
+        if not self._hidden or self._hidden.keys().isdisjoint(ids):
+            return self._enc.decode_bytes(ids)
+        parts: list[bytes] = []
+        run: list[int] = []
+        for i in ids:
+            data = self._hidden.get(i)
+            if data is None:
+                run.append(i)
+                continue
+            if run:
+                parts.append(self._enc.decode_bytes(run))
+                run = []
+            parts.append(data)
+        if run:
+            parts.append(self._enc.decode_bytes(run))
+        return b"".join(parts)
 
     def decode_single_token_bytes(self, token: int) -> bytes:
-        return self._dec.decode_single_token_bytes(token)
+        data = self._hidden.get(token)
+        return self._enc.decode_single_token_bytes(token) if data is None else data
 
     def iter_token_bytes(self) -> Iterable[tuple[int, bytes]]:
-        one = self._dec.decode_single_token_bytes
+        one = self.decode_single_token_bytes
         return ((i, one(i)) for i in range(self._first, self._first + self._n_ordinary))
 
 

@@ -303,11 +303,10 @@ def fast_ranks_engine(
     )
     if enc is None or found is None:
         return ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
-    exact: Any = None
-    if qwen3_5 or hidden:  # marks are common (emoji with a variation selector); hidden ids decode here
-        exact = ranks_engine(name, pattern, ranks, source=source, offset=offset)
-    fast = QuicktokEngine(enc, len(ranks), offset, decoder=None if exact is None else exact.encoding)
-    if exact is None:
+    fast = QuicktokEngine(enc, len(ranks), offset, hidden=_bytes_of(ranks, hidden))
+    if qwen3_5:  # marks are common (emoji with a variation selector): build tiktoken now
+        exact: Any = ranks_engine(name, pattern, ranks, source=source, offset=offset)
+    else:
         exact = _exact_engine(name, pattern, fast)
     engine = build_engine(
         where,
@@ -315,6 +314,11 @@ def fast_ranks_engine(
         lambda: CheckedEngine(fast, exact, nfc=nfc, marks=qwen3_5, irregular=found),
     )
     return _probed(engine, where, source)
+
+
+def _bytes_of(ranks: dict[bytes, int], ids: Iterable[int]) -> dict[int, bytes]:
+    wanted = set(ids)
+    return {rank: data for data, rank in ranks.items() if rank in wanted}
 
 
 def _exact_engine(name: str, pattern: str, fast: QuicktokEngine) -> Callable[[], TiktokenEngine]:
@@ -347,7 +351,7 @@ def _quicktok_engine(
 ) -> CheckedEngine | TiktokenEngine:
     """quicktok's bundled ``encoding`` checked (:class:`CheckedEngine`). A vocabulary with
     irregular tokens (:mod:`.irregular`) is encoded by quicktok over its ranks without
-    them (~0.3 s to build) and decoded by ``enc``."""
+    them (~0.3 s to build; ``enc`` is dropped)."""
     fast = QuicktokEngine(enc, n_ordinary)
     hidden = irregular.stored_irregular(irregular.quicktok_key(encoding))
     ranks = None
@@ -361,7 +365,7 @@ def _quicktok_engine(
         regular = quickranks.quicktok_from_ranks(ranks, family.pattern, nfc=family.nfc, hidden=hidden)
         if regular is None or found is None:  # tiktoken alone: exact
             return _exact_engine(name, family.pattern, fast)()
-        fast = QuicktokEngine(regular, n_ordinary, decoder=enc)
+        fast = QuicktokEngine(regular, n_ordinary, hidden=_bytes_of(ranks, hidden))
     return CheckedEngine(fast, _exact_engine(name, family.pattern, fast), nfc=family.nfc, irregular=found)
 
 
