@@ -37,7 +37,7 @@ Progress = Callable[[int, int], None]
 # ~1.3 s), about the time one core takes to count ~50 MB, so small corpora are counted in-process.
 BYTES_PER_WORKER = 32 << 20
 COUNT_SPLIT_BYTES = 8 << 20  # count: small splits keep every worker busy to the end
-SHARD_BYTES = 64 << 20  # tokenize: input bytes per output shard (a worker holds one shard in memory)
+SHARD_BYTES = 32 << 20  # tokenize: input bytes per output shard (a worker holds one shard in memory)
 
 
 def default_workers(total_bytes: int) -> int:
