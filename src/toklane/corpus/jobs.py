@@ -117,7 +117,7 @@ def _plan(
     name = resolve_name(model) if (workers > 1 or engine != "local") else None
     tok = None if name else load_tokenizer(model)
     if opts.want_ids and opts.messages_field is not None:
-        _check_chat_markers(tok or load_tokenizer(model))
+        _check_chat_markers(tok if tok is not None else load_tokenizer(model))
     splits = plan_splits(files, split_bytes)
     return Job(name or tok.name, tuple(files), tuple(splits), opts, limits, workers, tok)
 
@@ -149,7 +149,8 @@ def _run_local(
         report = (lambda item: progress(*item)) if progress is not None else None
         from ..tokenizer import load_tokenizer
 
-        set_state(job.local_tokenizer or load_tokenizer(job.model), job.opts, job.limits, report)
+        tok = job.local_tokenizer if job.local_tokenizer is not None else load_tokenizer(job.model)
+        set_state(tok, job.opts, job.limits, report)  # (`or` would build the vocabulary: len(tok))
         try:
             for split in todo:
                 yield task(split)
