@@ -58,7 +58,11 @@ def test_benchmark_runs_end_to_end_on_a_tiny_corpus(tmp_path, request):
     jobs_tmp.mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TMPDIR": str(jobs_tmp)}
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "corpus.py"), "--size-mb", "0.1", "--cache-dir", str(cache)],
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "corpus.py"),
+            *("--size-mb", "0.1", "--repeat", "1", "--cache-dir", str(cache)),
+        ],
         capture_output=True,
         text=True,
         env=env,
