@@ -253,9 +253,15 @@ def _one_core() -> object:
     return cores
 
 
+# Words at irregular tokens (toklane.tokenizer.irregular) of Llama 3 and Qwen3.5/3.6, which
+# quicktok alone encodes differently from the reference: every engine's ids are checked on it too.
+IRREGULAR_PROBE = " việcc ннапример ..:.:.:.:.:.:.:.: x .:.:.:.:y 俱乐部a غحسب 人力资源和社会保障部门 качествее"
+
+
 def encode_rows(rows: list, texts: dict[str, str], quick: bool) -> None:
     """Per tokenizer, per text: MB/s on one core for toklane and each peer, its
-    exactness, and toklane's ratio to cl100k_base on the same text."""
+    exactness (on the text and on :data:`IRREGULAR_PROBE`), and toklane's ratio to
+    cl100k_base on the same text."""
     import tempfile as _tempfile
 
     sizes = {label: len(t.encode()) for label, t in texts.items()}
@@ -279,11 +285,13 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool) -> None:
                     best = best_times_interleaved(fns, repeat=3 if quick else 5)
                     results[(name, label)] = best["toklane"]
                     mbps = {e: sizes[label] / 1e6 / t for e, t in best.items()}
-                    exact = {e: (fn(text) == ref) for e, fn in engines.items()}
+                    probe = reference(IRREGULAR_PROBE)
+                    exact = {e: fn(text) == ref and fn(IRREGULAR_PROBE) == probe for e, fn in engines.items()}
+                    ours_exact = ours == ref and tok.encode(IRREGULAR_PROBE, split_special_tokens=True) == probe
                     table.append(
                         (
                             f"{name} / {label}",
-                            f"{mbps['toklane']:.1f}" + ("" if ours == ref else " NOT EXACT"),
+                            f"{mbps['toklane']:.1f}" + ("" if ours_exact else " NOT EXACT"),
                             tok.engine,
                             *(
                                 f"{mbps[e]:.1f} {'exact' if exact[e] else 'NOT exact'}"

@@ -580,7 +580,7 @@ def _cmd_formats(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- bench
 
-BENCHMARKS = ("tokenizer", "parsers", "decode_loop", "service")
+BENCHMARKS = ("tokenizer", "parsers", "decode_loop", "service", "corpus")
 
 # What the bench extra installs (pyproject.toml's `bench`): module -> distribution. Everything the
 # benchmark scripts import beyond toklane's own dependencies (tests check the two lists agree).
