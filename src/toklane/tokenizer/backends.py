@@ -240,11 +240,6 @@ class TiktokenEngine:
         # bundled families' patterns; a wrapped tiktoken.Encoding may have any).
         self.threads = cpu_count() if pattern in _PARALLEL_PATTERNS else 1
 
-    @property
-    def encoding(self) -> Any:
-        """The ``tiktoken.Encoding``."""
-        return self._enc
-
     def _prepare(self, text: str) -> str:
         if self._nfc and not unicodedata.is_normalized("NFC", text):
             text = unicodedata.normalize("NFC", text)

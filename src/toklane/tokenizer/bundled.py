@@ -296,14 +296,16 @@ def fast_ranks_engine(
     if hidden is None:  # not a bundled file: 1-3 s
         hidden = irregular.find_irregular(ranks)
     found = irregular.irregular_tokens(ranks, hidden)
-    enc = build_engine(
-        where,
-        "building the BPE engine",
-        lambda: quickranks.quicktok_from_ranks(ranks, scanner_pattern, offset=offset, nfc=nfc, hidden=hidden),
-    )
+    enc = None
+    if found is not None:  # else no text check finds them: tiktoken alone
+        enc = build_engine(
+            where,
+            "building the BPE engine",
+            lambda: quickranks.quicktok_from_ranks(ranks, scanner_pattern, offset=offset, nfc=nfc, hidden=hidden),
+        )
     if enc is None or found is None:
         return ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
-    fast = QuicktokEngine(enc, len(ranks), offset, hidden=_bytes_of(ranks, hidden))
+    fast = QuicktokEngine(enc, len(ranks), offset, hidden=found.tokens)
     if qwen3_5:  # marks are common (emoji with a variation selector): build tiktoken now
         exact: Any = ranks_engine(name, pattern, ranks, source=source, offset=offset)
     else:
@@ -314,12 +316,6 @@ def fast_ranks_engine(
         lambda: CheckedEngine(fast, exact, nfc=nfc, marks=qwen3_5, irregular=found),
     )
     return _probed(engine, where, source)
-
-
-def _bytes_of(ranks: dict[bytes, int], ids: Iterable[int]) -> dict[int, bytes]:
-    """``id -> bytes`` of the tokens ``ids`` (those quicktok holds hidden decode from it)."""
-    wanted = set(ids)
-    return {rank: data for data, rank in ranks.items() if rank in wanted}
 
 
 def _exact_engine(name: str, pattern: str, fast: QuicktokEngine) -> Callable[[], TiktokenEngine]:
@@ -361,12 +357,13 @@ def _quicktok_engine(
         hidden = irregular.find_irregular(ranks)
     found = None
     if hidden:
-        ranks = ranks or {data: i for i, data in fast.iter_token_bytes()}
+        if ranks is None:
+            ranks = {data: i for i, data in fast.iter_token_bytes()}
         found = irregular.irregular_tokens(ranks, hidden)
         regular = quickranks.quicktok_from_ranks(ranks, family.pattern, nfc=family.nfc, hidden=hidden)
         if regular is None or found is None:  # tiktoken alone: exact
             return _exact_engine(name, family.pattern, fast)()
-        fast = QuicktokEngine(regular, n_ordinary, hidden=_bytes_of(ranks, hidden))
+        fast = QuicktokEngine(regular, n_ordinary, hidden=found.tokens)
     return CheckedEngine(fast, _exact_engine(name, family.pattern, fast), nfc=family.nfc, irregular=found)
 
 

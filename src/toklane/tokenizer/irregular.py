@@ -61,13 +61,18 @@ def find_irregular(ranks: dict[bytes, int]) -> list[int]:
 class Irregular:
     """A vocabulary's irregular tokens and what finds them in text."""
 
-    #: Their ids, ascending.
-    ids: tuple[int, ...]
+    #: Their bytes, by id (what decodes them where an engine holds them hidden).
+    tokens: dict[int, bytes]
     #: Each one's whole characters: what any text that holds it holds.
     texts: tuple[str, ...]
     #: Where each text is looked up from (an index into it): its rarest pair of
     #: characters that four characters (all of a shorter text) can start at.
     anchors: tuple[int, ...]
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        """Their ids, ascending."""
+        return tuple(sorted(self.tokens))
 
 
 def irregular_tokens(ranks: dict[bytes, int], ids: Iterable[int]) -> Irregular | None:
@@ -75,18 +80,14 @@ def irregular_tokens(ranks: dict[bytes, int], ids: Iterable[int]) -> Irregular |
     them lies within one or two characters (no text check finds it: then tiktoken alone)."""
     wanted = set(ids)
     if not wanted:
-        return Irregular((), (), ())
+        return Irregular({}, (), ())
+    tokens = {rank: data for data, rank in ranks.items() if rank in wanted}
+    # A token may start or end inside a character: text that holds it holds the rest.
+    texts = tuple(data.decode("utf-8", errors="ignore") for data in tokens.values())
+    if "" in texts:
+        return None
     common = _common_pairs(ranks)
-    texts = []
-    for data, rank in ranks.items():
-        if rank in wanted:
-            # A token may start or end inside a character: text that holds it holds the rest.
-            whole = data.decode("utf-8", errors="ignore")
-            if not whole:
-                return None
-            texts.append(whole)
-    anchors = tuple(_anchor(text, common) for text in texts)
-    return Irregular(tuple(sorted(wanted)), tuple(texts), anchors)
+    return Irregular(tokens, texts, tuple(_anchor(text, common) for text in texts))
 
 
 # Pairs of characters in the tokens of the first ranks (the pairs a BPE trainer met most)

@@ -95,7 +95,7 @@ def quicktok_from_ranks(
     ``None`` when quicktok is not installed, has no scanner for ``pattern`` or
     cannot hold the ranks. The ``hidden`` ids keep their place but not their
     bytes (``FF FF`` and the id: no UTF-8 text holds them), so they are never
-    emitted, and never decoded right: decode with another engine."""
+    emitted; :class:`~.backends.QuicktokEngine` decodes them from their own bytes."""
     scanner = SCANNERS.get(pattern)
     if scanner is None or not available() or not ranks:
         return None
