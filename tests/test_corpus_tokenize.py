@@ -222,3 +222,19 @@ def test_cli_tokenize_writes_shards_and_resumes(tmp_path):
         run("tokenize", "-", "--model", "qwen3.6", "--text-field", "text", "--output", str(tmp_path / "o3")),
         "stdin ('-') is not read",
     )
+
+
+def test_cli_shard_mb_sets_the_shard_size(tmp_path):
+    src = corpus(tmp_path) / "b.jsonl"
+    size = os.path.getsize(src)
+    args = ("tokenize", str(src), "--model", "qwen3.6", "--text-field", "text", "--workers", "1", "--json")
+    proc = run(*args, "--output", str(tmp_path / "out"), "--shard-mb", str(size / 3 / (1 << 20)))
+    assert proc.returncode == 0, proc.stderr
+    ref = tokenize_corpus(src, tmp_path / "ref", "qwen3.6", text_field="text", shard_bytes=round(size / 3))
+    assert len(json.loads(proc.stdout)["shards"]) == len(ref.shards) >= 3
+    assert pq.read_table(tmp_path / "out").equals(pq.read_table(tmp_path / "ref"))
+    default = tokenize_corpus(src, tmp_path / "one", "qwen3.6", text_field="text")
+    assert len(default.shards) == 1
+    for bad in ("0", "-1", "nan", "inf"):
+        assert_clean_error(run(*args, "--output", str(tmp_path / "bad"), "--shard-mb", bad), "--shard-mb must be")
+    assert_clean_error(run("tokenize", str(src), "--model", "qwen3.6", "--shard-mb", "1"), "pass --output DIR")

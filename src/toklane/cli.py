@@ -492,6 +492,7 @@ def _cmd_tokenize_corpus(args: argparse.Namespace) -> int:
             min_tokens=args.min_tokens,
             overwrite=args.overwrite,
             progress=progress,
+            **_shard_bytes(args),
             **_corpus_arguments(args),
         )
     if args.json:
@@ -503,13 +504,22 @@ def _cmd_tokenize_corpus(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shard_bytes(args: argparse.Namespace) -> dict[str, int]:
+    if args.shard_mb is None:
+        return {}
+    if not 0 < args.shard_mb < float("inf"):  # NaN too
+        raise CliError(f"--shard-mb must be a number of megabytes above 0, not {args.shard_mb}")
+    return {"shard_bytes": max(1, round(args.shard_mb * (1 << 20)))}
+
+
 def _cmd_tokenize(args: argparse.Namespace) -> int:
     from .tokenizer import load_tokenizer
 
     _check_encoding(args)
     if args.output is not None:
         return _cmd_tokenize_corpus(args)
-    corpus_flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.min_tokens, args.on_error)
+    corpus_flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.min_tokens)
+    corpus_flags += (args.on_error, args.shard_mb)
     if any(v is not None for v in (*corpus_flags, args.ray_address)) or args.engine != "local" or len(args.files) > 1:
         raise CliError("the corpus tokenizer writes Parquet shards: pass --output DIR")
     tok = load_tokenizer(args.model)
@@ -814,6 +824,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tokenize.add_argument(
         "--overwrite", action="store_true", help="corpus mode: replace shards of a different job in DIR"
+    )
+    tokenize.add_argument(
+        "--shard-mb",
+        type=float,
+        metavar="MB",
+        help="corpus mode: megabytes of input per shard (default: 16; part of the job, so a re-run that "
+        "resumes must pass the same)",
     )
     tokenize.add_argument(
         "--add-generation-prompt", action="store_true", help="corpus mode: end each conversation with the prompt"

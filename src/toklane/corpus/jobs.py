@@ -37,7 +37,9 @@ Progress = Callable[[int, int], None]
 # ~1.3 s), about the time one core takes to count ~50 MB, so small corpora are counted in-process.
 BYTES_PER_WORKER = 32 << 20
 COUNT_SPLIT_BYTES = 8 << 20  # count: small splits keep every worker busy to the end
-SHARD_BYTES = 32 << 20  # tokenize: input bytes per output shard (a worker holds one shard in memory)
+# tokenize: input bytes per output shard (a worker holds one in memory). The job ends when the
+# last shard does, one worker alone on it: 32 MB left a 2-worker job of 500 MB ~1.2 s (6%) idle.
+SHARD_BYTES = 16 << 20
 
 
 def default_workers(total_bytes: int) -> int:
