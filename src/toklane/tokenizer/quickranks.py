@@ -87,6 +87,42 @@ def _tables(scanner: str, nfc: bool) -> list[str]:
     return [*tables, "nfc.bin"] if nfc else tables
 
 
+def _packed_vocab(ranks: dict[bytes, int], offset: int, hidden: frozenset[int]) -> bytes | None:
+    """The ranks in quicktok's ``.vocab`` layout -- a ``u32`` count, then per id in order a
+    ``u16`` length, the bytes and the ``u32`` id less ``offset`` -- built with numpy (~20 ms
+    for 248K tokens; a Python loop took ~0.5 s of every load). ``None`` where the ids are not
+    exactly ``offset..offset+N-1`` or a token starts with ``FF FF`` while ``hidden`` is set."""
+    import numpy as np
+
+    n = len(ranks)
+    tokens = list(ranks)
+    ids = np.fromiter(ranks.values(), dtype=np.int64, count=n)
+    order = np.argsort(ids, kind="stable")
+    if not np.array_equal(ids[order], np.arange(offset, offset + n)):
+        return None
+    datas = [tokens[i] for i in order.tolist()]
+    if hidden:
+        if any(data.startswith(b"\xff\xff") for data in datas):
+            return None
+        for rank in hidden:
+            datas[rank - offset] = b"\xff\xff" + rank.to_bytes(3, "big")
+    lengths = np.fromiter(map(len, datas), dtype=np.int64, count=n)
+    starts = np.empty(n, dtype=np.int64)  # where each record starts: after the count, 6 bytes + its token apart
+    starts[0] = 4
+    np.cumsum(lengths[:-1] + 6, out=starts[1:])
+    starts[1:] += 4
+    out = np.empty(4 + 6 * n + int(lengths.sum()), dtype=np.uint8)
+    out[:4] = np.frombuffer(struct.pack("<I", n), dtype=np.uint8)
+    out[starts] = lengths & 0xFF
+    out[starts + 1] = lengths >> 8
+    blob = np.frombuffer(b"".join(datas), dtype=np.uint8)
+    before = np.cumsum(lengths) - lengths  # bytes of the tokens before each one
+    out[np.repeat(starts + 2 - before, lengths) + np.arange(len(blob))] = blob
+    rank_bytes = np.arange(n, dtype="<u4").view(np.uint8).reshape(n, 4)
+    out[(starts + 2 + lengths)[:, None] + np.arange(4)] = rank_bytes
+    return out.tobytes()
+
+
 def quicktok_from_ranks(
     ranks: dict[bytes, int], pattern: str, *, offset: int = 0, nfc: bool = False, hidden: Collection[int] = ()
 ) -> Any | None:
@@ -103,27 +139,17 @@ def quicktok_from_ranks(
         return None
     import quicktok
 
-    records = sorted(ranks.items(), key=lambda kv: kv[1])
-    if records[0][1] != offset or records[-1][1] != offset + len(records) - 1:
+    vocab = _packed_vocab(ranks, offset, frozenset(hidden))
+    if vocab is None:
         return None
-    if hidden:
-        hidden = frozenset(hidden)
-        if any(data.startswith(b"\xff\xff") for data in ranks):
-            return None
-        records = [(b"\xff\xff" + rank.to_bytes(3, "big") if rank in hidden else data, rank) for data, rank in records]
-    pack_len = struct.Struct("<H").pack
-    pack_rank = struct.Struct("<I").pack
-    vocab = [pack_rank(len(records))]
-    for data, rank in records:
-        vocab += (pack_len(len(data)), data, pack_rank(rank - offset))
     bundled = Path(quicktok.__file__).parent / "data"
     folder = tempfile.mkdtemp(prefix="toklane-quicktok-")
     try:
         name = "ranks"
         with open(os.path.join(folder, name + ".vocab"), "wb") as f:
-            f.write(b"".join(vocab))
+            f.write(vocab)
         with open(os.path.join(folder, name + ".special"), "wb") as f:
-            f.write(pack_rank(0))  # added tokens are matched by RankedBPEBackend
+            f.write(struct.pack("<I", 0))  # added tokens are matched by RankedBPEBackend
         with open(os.path.join(folder, name + ".enc"), "w", encoding="ascii") as f:
             f.write(f"scanner={scanner}\n")
             if nfc:
