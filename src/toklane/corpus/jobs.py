@@ -172,24 +172,23 @@ def _run_local(
         drain = threading.Thread(target=pump, name="toklane-corpus-progress", daemon=True)
         drain.start()
     try:
-        with ProcessPoolExecutor(
-            job.workers,
-            mp_context=context,
-            initializer=init_worker,
-            initargs=(job.model, job.opts, job.limits, queue),
-        ) as pool:
-            pending: deque[Future[SplitResult]] = deque()
-            try:
-                for split in todo:
-                    pending.append(pool.submit(task, split))
-                    if len(pending) >= 2 * job.workers:  # bounded: at most 2 x workers splits in flight
-                        yield pending.popleft().result()
-                while pending:
+        pool = ProcessPoolExecutor(
+            job.workers, mp_context=context, initializer=init_worker, initargs=(job.model, job.opts, job.limits, queue)
+        )
+        pending: deque[Future[SplitResult]] = deque()
+        try:
+            for split in todo:
+                pending.append(pool.submit(task, split))
+                if len(pending) >= 2 * job.workers:  # bounded: at most 2 x workers splits in flight
                     yield pending.popleft().result()
-            except BaseException:
-                for future in pending:
-                    future.cancel()
-                raise
+            while pending:
+                yield pending.popleft().result()
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)  # no worker writes past this call
+            raise
+        # Every split is done (each shard renamed into place): the workers only have to exit,
+        # ~0.2-0.3 s of freeing a loaded tokenizer, which the caller need not wait for.
+        pool.shutdown(wait=False)
     finally:
         if queue is not None and drain is not None:
             queue.put(None)
