@@ -19,6 +19,7 @@ per-call option ever mutates shared state.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import threading
@@ -83,6 +84,18 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _without_surrogates(text: str) -> str:
     """Lone surrogates cannot be UTF-8 encoded; read them as U+FFFD (as tiktoken does)."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def flatten(batch: Sequence[Sequence[int]]) -> tuple[Any, Any]:
+    """A batch of id lists as ``(ids, offsets)``: every id end to end (numpy ``uint32``)
+    and where each list starts (``int64``, one more than the batch; list ``k`` is
+    ``ids[offsets[k]:offsets[k + 1]]``)."""
+    import numpy as np
+
+    offsets = np.zeros(len(batch) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, batch), dtype=np.int64, count=len(batch)), out=offsets[1:])
+    ids = np.fromiter(itertools.chain.from_iterable(batch), dtype=np.uint32, count=int(offsets[-1]))
+    return ids, offsets
 
 
 def _engine_failure(engine: str, exc: BaseException) -> InvalidArgumentError:
@@ -152,13 +165,17 @@ class QuicktokEngine:
         return flat.tolist()
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
-        try:
-            flat, offsets = self._enc.encode_batch(texts, self.threads, False)
-        except TypeError:
-            flat, offsets = self._enc.encode_batch([_without_surrogates(t) for t in texts], self.threads, False)
+        flat, offsets = self.encode_ordinary_flat(texts)
         ids = flat.tolist()
         bounds = offsets.tolist()
         return [ids[bounds[i] : bounds[i + 1]] for i in range(len(texts))]
+
+    def encode_ordinary_flat(self, texts: list[str]) -> tuple[Any, Any]:
+        """The batch as :func:`flatten` gives it, straight from quicktok (no id lists)."""
+        try:
+            return self._enc.encode_batch(texts, self.threads, False)
+        except TypeError:
+            return self._enc.encode_batch([_without_surrogates(t) for t in texts], self.threads, False)
 
     def count_ordinary(self, text: str) -> int:
         if len(text) >= PARALLEL_MIN and self.threads > 1:
@@ -307,6 +324,10 @@ class Backend(Protocol):
 
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]: ...
 
+    def encode_batch_flat(self, texts: list[str], split_special_tokens: bool) -> tuple[Any, Any]:
+        """``flatten(encode_batch(...))``, without the lists where the engine can."""
+        ...
+
     def count(self, text: str) -> int: ...
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool) -> str: ...
@@ -407,6 +428,13 @@ class RankedBPEBackend:
         if pattern is None or not any(pattern.search(t) for t in texts):
             return self._engine.encode_ordinary_batch(texts)
         return [self.encode(t, split_special_tokens) for t in texts]
+
+    def encode_batch_flat(self, texts: list[str], split_special_tokens: bool) -> tuple[Any, Any]:
+        pattern = self._match_atomic if split_special_tokens else self._match_all
+        if pattern is None or not any(pattern.search(t) for t in texts):
+            flat = getattr(self._engine, "encode_ordinary_flat", None)
+            return flat(texts) if flat is not None else flatten(self._engine.encode_ordinary_batch(texts))
+        return flatten([self.encode(t, split_special_tokens) for t in texts])
 
     def count(self, text: str) -> int:
         pattern = self._match_all
@@ -569,6 +597,9 @@ class HFBackend:
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
         tok = self._splitting() if split_special_tokens else self._tok
         return self._encode_many(tok, texts)
+
+    def encode_batch_flat(self, texts: list[str], split_special_tokens: bool) -> tuple[Any, Any]:
+        return flatten(self.encode_batch(texts, split_special_tokens))
 
     def _encode_many(self, tok: Any, texts: list[str], add_special_tokens: bool = False) -> list[list[int]]:
         """Every text through one ``encode_batch_fast`` call, which releases the GIL

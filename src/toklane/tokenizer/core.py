@@ -19,6 +19,14 @@ from .backends import AddedToken, Backend
 TruncationSide = Literal["left", "right"]
 
 
+def _texts(texts: Sequence[str], method: str) -> list[str]:
+    texts = list(texts)
+    for t in texts:
+        if not isinstance(t, str):
+            raise TypeError(f"{method}() expects a sequence of str, got an item of type {type(t).__name__}")
+    return texts
+
+
 class _Tables:
     """Vocabulary tables derived from a backend, built once."""
 
@@ -220,14 +228,29 @@ class Tokenizer:
         truncation_side: TruncationSide = "right",
     ) -> list[list[int]]:
         """:meth:`encode` for many texts, in parallel where the engine supports it."""
-        texts = list(texts)
-        for t in texts:
-            if not isinstance(t, str):
-                raise TypeError(f"encode_batch() expects a sequence of str, got an item of type {type(t).__name__}")
+        texts = _texts(texts, "encode_batch")
         if not texts:
             return []
         batch = self._backend.encode_batch(texts, split_special_tokens)
         return [self._finish(ids, add_special_tokens, max_length, truncation_side) for ids in batch]
+
+    def encode_batch_flat(
+        self, texts: Sequence[str], add_special_tokens: bool = False, split_special_tokens: bool = False
+    ) -> tuple[Any, Any]:
+        """:meth:`encode_batch` as two numpy arrays, ``(ids, offsets)``: every id end to
+        end (``uint32``) and where each text's ids start (``int64``, one more than the
+        texts), so text ``k`` is ``ids[offsets[k]:offsets[k + 1]]`` and its count
+        ``offsets[k + 1] - offsets[k]``: the shape Arrow list arrays and training
+        pipelines take, built without a Python int per id where the engine allows
+        (quicktok, for texts it encodes without tiktoken's help)."""
+        from .backends import flatten
+
+        texts = _texts(texts, "encode_batch_flat")
+        if add_special_tokens and (self._prefix or self._suffix):
+            return flatten(self.encode_batch(texts, True, split_special_tokens))
+        if not texts:
+            return flatten([])
+        return self._backend.encode_batch_flat(texts, split_special_tokens)
 
     def count(self, text: str) -> int:
         """Number of tokens in ``text`` (``len(encode(text))``, without building the list

@@ -524,6 +524,42 @@ class CheckedEngine:
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         out: list[list[int] | None] = [None] * len(texts)
+        plain, plain_texts, checked = self._sort(texts)
+        for (k, _, _), ids in zip(checked, self._encode_checked(checked), strict=True):
+            out[k] = ids
+        if plain:
+            for k, ids in zip(plain, self._fast.encode_ordinary_batch(plain_texts), strict=True):
+                out[k] = ids
+        return out  # type: ignore[return-value]
+
+    def encode_ordinary_flat(self, texts: list[str]) -> tuple[Any, Any]:
+        """:meth:`encode_ordinary_batch` as ``(ids, offsets)`` (:func:`.backends.flatten`):
+        the texts quicktok alone encodes never become id lists."""
+        plain, plain_texts, checked = self._sort(texts)
+        if not checked:
+            return self._fast.encode_ordinary_flat(plain_texts)
+        np = self._np
+        from .backends import flatten
+
+        fast_ids, fast_offsets = self._fast.encode_ordinary_flat(plain_texts)
+        slow_ids, slow_offsets = flatten(self._encode_checked(checked))
+        slow = np.fromiter((k for k, _, _ in checked), dtype=np.int64, count=len(checked))
+        lengths = np.empty(len(texts), dtype=np.int64)
+        lengths[plain] = np.diff(fast_offsets)
+        lengths[slow] = np.diff(slow_offsets)
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        ids = np.empty(int(offsets[-1]), dtype=np.uint32)
+        for rows, part, part_offsets in ((plain, fast_ids, fast_offsets), (slow, slow_ids, slow_offsets)):
+            # each id of ``part`` moves by where its text starts in ``ids`` less where it starts in ``part``
+            shift = np.repeat(offsets[rows] - part_offsets[:-1], np.diff(part_offsets))
+            ids[shift + np.arange(len(part))] = part
+        return ids, offsets
+
+    def _sort(self, texts: list[str]) -> tuple[list[int], list[str], list[tuple[int, str, list[tuple[int, int]]]]]:
+        """The texts quicktok encodes alone (indices, and the texts as encoded: lone
+        surrogates read as U+FFFD), and those with words for the exact engine (index,
+        the text as encoded, the words' spans)."""
         plain: list[int] = []
         plain_texts: list[str] = []
         checked: list[tuple[int, str, list[tuple[int, int]]]] = []
@@ -536,19 +572,15 @@ class CheckedEngine:
                     continue
             plain.append(k)
             plain_texts.append(text)
-        if checked:
-            many = self.threads > 1 and len(checked) > 1 and sum(len(t) for _, t, _ in checked) >= PARALLEL_MIN
-            encoded = (
-                _pool(self.threads).map(lambda c: self._encode_spans(c[1], c[2]), checked)
-                if many
-                else (self._encode_spans(t, spans) for _, t, spans in checked)
-            )
-            for (k, _, _), ids in zip(checked, encoded, strict=True):
-                out[k] = ids
-        if plain_texts:
-            for k, ids in zip(plain, self._fast.encode_ordinary_batch(plain_texts), strict=True):
-                out[k] = ids
-        return out  # type: ignore[return-value]
+        return plain, plain_texts, checked
+
+    def _encode_checked(self, checked: list[tuple[int, str, list[tuple[int, int]]]]) -> Any:
+        """Ids of the :meth:`_sort` texts with words for the exact engine, in order."""
+        if not checked:
+            return []
+        if self.threads > 1 and len(checked) > 1 and sum(len(t) for _, t, _ in checked) >= PARALLEL_MIN:
+            return list(_pool(self.threads).map(lambda c: self._encode_spans(c[1], c[2]), checked))
+        return [self._encode_spans(t, spans) for _, t, spans in checked]
 
     def _marked(self, texts: list[str]) -> set[int] | None:
         """Which of ``texts`` hold a character to check or an irregular token's text,
