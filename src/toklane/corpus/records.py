@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..tokenizer import Tokenizer
 
 
@@ -28,12 +30,14 @@ class Options:
 
 @dataclass
 class Encoded:
-    """A chunk's records in order: their lengths, and for tokenize their ids and the rows
-    they came from (JSON Lines: the objects; Parquet: row offsets in the batch; text files:
-    ``{"path", "text"}``); items that are not records as (line, reason)."""
+    """A chunk's records in order: their lengths, and for tokenize their ids (numpy
+    ``ids`` end to end and ``offsets``, as :meth:`Tokenizer.encode_batch_flat` gives them)
+    and the rows they came from (JSON Lines: the objects; Parquet: row offsets in the
+    batch; text files: ``{"path", "text"}``); items that are not records as (line, reason)."""
 
     lengths: list[int] = field(default_factory=list)
-    ids: list[list[int]] = field(default_factory=list)
+    ids: Any = None
+    offsets: Any = None
     rows: list[Any] = field(default_factory=list)
     errors: list[tuple[int, str]] = field(default_factory=list)
 
@@ -110,10 +114,12 @@ def encode_items(tok: Tokenizer, kind: str, first_line: int, items: Any, opts: O
         texts.append(value)
         slots.append(None)
         out.rows.append(row if kind != "parquet" else offset)
+    out.ids, out.offsets = tok.encode_batch_flat(texts)
+    counts = np.diff(out.offsets).tolist()
     if opts.want_ids:
-        out.ids = tok.encode_batch(texts) if texts else []
-        out.lengths = [len(ids) for ids in out.ids]
+        out.lengths = counts
     else:
-        counts = iter([len(ids) for ids in tok.encode_batch(texts)] if texts else ())
-        out.lengths = [next(counts) if s is None else s for s in slots]
+        out.ids = out.offsets = None  # counts only
+        counted = iter(counts)
+        out.lengths = [next(counted) if s is None else s for s in slots]
     return out

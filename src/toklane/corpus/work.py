@@ -9,7 +9,6 @@ name renamed into place when complete.
 from __future__ import annotations
 
 import glob
-import itertools
 import json
 import os
 from collections.abc import Callable
@@ -153,26 +152,20 @@ def shard_path(output: str, index: int) -> str:
     return os.path.join(output, SHARD_FORMAT.format(index))
 
 
-def ids_array(ids: list[list[int]]) -> Any:
-    """``list<int32>`` Arrow array of token id lists, built through numpy (no per-id objects)."""
-    import pyarrow as pa
-
-    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-    offsets = np.zeros(len(ids) + 1, dtype=np.int32)
-    np.cumsum(lengths, out=offsets[1:])
-    flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int32, count=int(offsets[-1]))
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
-
-
 def build_table(kind: str, items: Any, enc: Encoded, limits: Limits, where: str) -> Any:
     """The kept rows of a chunk (input columns, then ``input_ids`` and ``num_tokens``),
-    without the records outside [min_tokens, max_tokens]."""
+    without the records outside [min_tokens, max_tokens]. The ids go to Arrow as the
+    numpy arrays the tokenizer returned (no Python int per id)."""
     import pyarrow as pa
 
-    top = limits.max_tokens if limits.max_tokens is not None else float("inf")
-    bottom = limits.min_tokens or 0
-    keep = [k for k, n in enumerate(enc.lengths) if bottom <= n <= top]
-    rows = [enc.rows[k] for k in keep]
+    lengths = np.diff(enc.offsets)
+    keep = np.ones(len(lengths), dtype=bool)
+    if limits.max_tokens is not None:
+        keep &= lengths <= limits.max_tokens
+    if limits.min_tokens:
+        keep &= lengths >= limits.min_tokens
+    kept = np.flatnonzero(keep).tolist()
+    rows = enc.rows if len(kept) == len(lengths) else [enc.rows[k] for k in kept]
     if kind == "parquet":
         table = pa.Table.from_batches([items.take(pa.array(rows, type=pa.int64()))])
     else:
@@ -180,9 +173,11 @@ def build_table(kind: str, items: Any, enc: Encoded, limits: Limits, where: str)
     for name in (IDS, NUM_TOKENS):
         if name in table.column_names:
             raise CorpusError(where, f"the input already has a column {name!r}: rename it first")
-    ids = [enc.ids[k] for k in keep]
-    table = table.append_column(IDS, ids_array(ids))
-    return table.append_column(NUM_TOKENS, pa.array([enc.lengths[k] for k in keep], type=pa.int32()))
+    ids = pa.ListArray.from_arrays(pa.array(enc.offsets.astype(np.int32)), pa.array(enc.ids.view(np.int32)))
+    if len(kept) != len(lengths):
+        ids = ids.filter(pa.array(keep))
+    table = table.append_column(IDS, ids)
+    return table.append_column(NUM_TOKENS, pa.array(lengths[keep].astype(np.int32)))
 
 
 def tokenize_split(split: Split) -> SplitResult:
