@@ -506,20 +506,23 @@ def main() -> None:
     for name in ("cl100k_base", "o200k_base"):
         specs.append({**base, "tool": "toklane count", "model": name, "workers": cores})
         specs.append({**base, "tool": "tiktoken", "model": name, "workers": cores})
-    results = []
-    for spec in specs:
-        # toklane's qwen3.6 jobs (the scaling rows) run --repeat times and keep the fastest: one
-        # run on a shared machine varies by 10-30%. The peers' jobs (minutes each) run once.
-        runs = []
-        for _ in range(args.repeat if spec["tool"].startswith("toklane") and spec["model"] == MODEL else 1):
-            t0 = time.perf_counter()
-            runs.append(run_job(spec))
-            print(
-                f"{spec['tool']} {spec['model']} x{spec['workers']}: {time.perf_counter() - t0:.1f} s",
-                file=sys.stderr,
-                flush=True,
-            )
-        results.append(min(runs, key=lambda r: r["seconds"]))
+    # toklane's qwen3.6 jobs (the scaling rows) run --repeat times and keep the fastest: one run
+    # on a shared machine varies by 10-30%, and the machine's speed drifts over minutes, so the
+    # rounds are interleaved (1 worker, all workers, 1, all, ...) for the two sides of a scaling
+    # ratio to meet the same conditions. The peers' jobs (minutes each) run once.
+    repeated = [k for k, spec in enumerate(specs) if spec["tool"].startswith("toklane") and spec["model"] == MODEL]
+    runs: dict[int, list[dict[str, Any]]] = {k: [] for k in range(len(specs))}
+    order = [k for _ in range(args.repeat) for k in repeated] + [k for k in range(len(specs)) if k not in repeated]
+    for k in order:
+        spec = specs[k]
+        t0 = time.perf_counter()
+        runs[k].append(run_job(spec))
+        print(
+            f"{spec['tool']} {spec['model']} x{spec['workers']}: {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+    results = [min(runs[k], key=lambda r: r["seconds"]) for k in range(len(specs))]
     small_run = run_job({**base, "path": str(small), "tool": "toklane count", "workers": cores})
 
     by_key = {(r["tool"], r["model"], r["workers"]): r for r in results}
@@ -565,7 +568,7 @@ def main() -> None:
         f"{by_key[('toklane count', MODEL, cores)]['tokens']:,} {MODEL} tokens; "
         "seconds include reading the JSON and loading the tokenizer (datasets: HF load_dataset('json') + "
         "map(batched=True, num_proc=workers) through tokenizers, its load shown apart; tiktoken: built before); "
-        f"toklane's qwen3.6 rows: the fastest of {args.repeat} runs, the others: one",
+        f"toklane's qwen3.6 rows: the fastest of {args.repeat} interleaved runs, the others: one",
         ["tool", "tokenizer", "workers", "seconds", "records/s", "MB/s", "peak RSS (tree)", "toklane/peer"],
         rows,
         note=f"{cores} cores; shared machine: compare ratios, not absolutes. {exact_line}; {tokens_line}; {crc_line}",
