@@ -114,12 +114,11 @@ def encode_items(tok: Tokenizer, kind: str, first_line: int, items: Any, opts: O
         texts.append(value)
         slots.append(None)
         out.rows.append(row if kind != "parquet" else offset)
-    out.ids, out.offsets = tok.encode_batch_flat(texts)
-    counts = np.diff(out.offsets).tolist()
+    ids, offsets = tok.encode_batch_flat(texts)
+    counts = np.diff(offsets).tolist()
     if opts.want_ids:
-        out.lengths = counts
+        out.ids, out.offsets, out.lengths = ids, offsets, counts
     else:
-        out.ids = out.offsets = None  # counts only
         counted = iter(counts)
         out.lengths = [next(counted) if s is None else s for s in slots]
     return out
