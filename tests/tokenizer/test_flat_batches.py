@@ -76,3 +76,13 @@ def test_flat_batch_of_nothing_and_of_non_text():
     assert ids.shape == (0,) and offsets.tolist() == [0]
     with pytest.raises(TypeError, match="encode_batch_flat"):
         tok.encode_batch_flat(["a", 5])  # type: ignore[list-item]
+
+
+def test_flat_batch_on_the_hf_tokenizers_engine(deepseek_json):
+    from tokenizers import Tokenizer as HFTokenizer
+
+    tok = toklane.load_tokenizer(HFTokenizer.from_file(str(deepseek_json)))  # a live object: HF's engine
+    assert tok.engine == "tokenizers"
+    texts = ["".join(PIECES), "", " x = f(y)\n" * 40, "<｜end▁of▁sentence｜>", "\ud800 1234567"]
+    assert_flat(tok, texts)
+    assert_flat(tok, texts, split_special_tokens=True)
