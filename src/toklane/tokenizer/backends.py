@@ -158,11 +158,7 @@ class QuicktokEngine:
 
     def _flat(self, texts: list[str]) -> list[int]:
         """All ids of ``texts`` end to end (one parallel ``encode_batch``)."""
-        try:
-            flat, _ = self._enc.encode_batch(texts, self.threads, False)
-        except TypeError:
-            flat, _ = self._enc.encode_batch([_without_surrogates(t) for t in texts], self.threads, False)
-        return flat.tolist()
+        return self.encode_ordinary_flat(texts)[0].tolist()
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         flat, offsets = self.encode_ordinary_flat(texts)

@@ -289,7 +289,7 @@ def _ranks_in_range(ranks: Mapping[bytes, int], offset: int) -> bool:
 # --------------------------------------------------------------------------- .tiktoken
 
 
-# A ``.tiktoken`` line as tiktoken writes it (``\d``: ASCII digits in a bytes pattern).
+# A ``.tiktoken`` line as tiktoken writes it: base64, one space, an ASCII rank of at most 12 digits.
 _TIKTOKEN_LINE = re.compile(rb"^([A-Za-z0-9+/]+={0,2}) ([0-9]{1,12})$", re.MULTILINE)
 
 
