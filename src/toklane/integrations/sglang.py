@@ -257,7 +257,7 @@ class ToklaneReasoningDetector(BaseReasoningFormatDetector):
         if not combo.rfmt.marker_list():  # no marker to read: the format's own parser reads it
             return get_parser(self._tok, reasoning=self.reasoning_format, thinking=self._thinking)
         tables = tables_for(self._tok, ("sglang:keep-special", combo), lambda: _keep_special_tables(self._tok, combo))
-        return combo.cls(self._tok, tables, combo.rfmt, None, None, self._thinking, False, "keep")
+        return combo.cls.build(self._tok, tables, combo.rfmt, None, None, self._thinking, False, "keep")
 
     def detect_and_parse(self, text: str) -> ReasoningResult:
         result = self._new_stream().parse_whole(text)

@@ -128,6 +128,28 @@ class _Combo:
             self.cls = machine
 
 
+# get_parser's prototypes, per tokenizer object (freed with it), under this attribute: the arguments
+# (reasoning, tools, thinking, stream_arguments, unknown_tools) -> (parser class, starting state). Only
+# validated arguments with a bool/None thinking and stream_arguments are stored: bounded by the formats.
+_PROTOTYPES = "_toklane_parsers"
+_SHARED = frozenset({"_tok", "_tables", "_reasoning_fmt", "_tools"})  # read-only objects every parser shares
+_SCALARS = frozenset({str, int, bool, float, bytes, type(None)})
+
+
+def _keep_prototype(tok: Tokenizer, key: tuple[Any, ...], parser: StreamParser) -> None:
+    """Keep a just-made parser's starting state for :func:`get_parser` to copy into the next parser
+    made with the same arguments -- unless it holds a mutable value (then every such parser is built:
+    never one that shares state with another)."""
+    state = dict(parser.__dict__)
+    for k, v in state.items():
+        if k not in _SHARED and type(v) not in _SCALARS and not (type(v) is tuple and not v):
+            return
+    prototypes = tok.__dict__.get(_PROTOTYPES)
+    if prototypes is None:
+        prototypes = tok.__dict__.setdefault(_PROTOTYPES, {})
+    prototypes[key] = (type(parser), state)
+
+
 # Only validated pairs of known names are stored: bounded by the format tables.
 _COMBOS: dict[tuple[Any, Any], _Combo] = {}
 _CANONICAL: dict[tuple[str, str], _Combo] = {}
@@ -214,18 +236,36 @@ def get_parser(
     :class:`toklane.MissingTokenError`; an unknown format name,
     :class:`toklane.UnknownFormatError`.
     """
+    if tools_schema is None and type(tokenizer) is Tokenizer:  # warm: copy the prototype of these arguments
+        key = (reasoning, tools, thinking, stream_arguments, unknown_tools)
+        try:
+            cls, state = tokenizer._toklane_parsers[key]  # type: ignore[attr-defined]
+        except (AttributeError, KeyError, TypeError):  # (TypeError: an unhashable argument, refused below)
+            pass
+        else:
+            parser = cls()
+            parser.__dict__ = state.copy()
+            return parser
     tok = tokenizer if type(tokenizer) is Tokenizer else load_tokenizer(tokenizer)
     combo = _COMBOS.get((reasoning, tools))
     if combo is None:
         combo = _combo(reasoning, tools)
+    rfmt, tfmt = combo.rfmt, combo.tfmt
     try:
         tables = tok._toklane_parsing_tables[combo]  # type: ignore[attr-defined]
     except (AttributeError, KeyError):
-        rfmt, tfmt = combo.rfmt, combo.tfmt
         tables = tables_for(tok, combo, lambda: _build_tables(tok, rfmt, tfmt))
     if unknown_tools != "keep" and unknown_tools not in UNKNOWN_TOOLS:
         raise ValueError(f"unknown_tools must be one of {', '.join(map(repr, UNKNOWN_TOOLS))}, not {unknown_tools!r}")
-    return combo.cls(tok, tables, combo.rfmt, combo.tfmt, tools_schema, thinking, stream_arguments, unknown_tools)
+    parser = combo.cls.build(tok, tables, rfmt, tfmt, tools_schema, thinking, stream_arguments, unknown_tools)
+    if (
+        tools_schema is None
+        and tok is tokenizer
+        and (thinking is None or thinking is True or thinking is False)
+        and (stream_arguments is True or stream_arguments is False)
+    ):
+        _keep_prototype(tok, (reasoning, tools, thinking, stream_arguments, unknown_tools), parser)
+    return parser
 
 
 def parse(
@@ -274,7 +314,7 @@ def parse_batch(
     odd = _batch_odd(tables, tok, items)
     results: list[ParseResult] = []
     for i, out in enumerate(items):
-        parser = first if i == 0 else cls(*args)
+        parser = first if i == 0 else cls.build(*args)
         try:
             if type(out) is str:
                 results.append(parser.parse_whole(out))

@@ -37,6 +37,7 @@ import re
 import secrets
 import string
 from array import array
+from collections.abc import Callable
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -137,6 +138,43 @@ class Channel:
             self.held = ()
 
 
+class _OnFirstUse:
+    """A parser attribute made on first access and kept in the instance from then on: a parser is
+    made per request, and many never need what this makes (a whole output read by the fast path
+    touches no channel)."""
+
+    __slots__ = ("make", "name")
+
+    def __init__(self, make: Callable[[Any], Any]):
+        self.make = make
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, parser: Any, owner: type | None = None) -> Any:
+        if parser is None:
+            return self
+        value = parser.__dict__[self.name] = self.make(parser)
+        return value
+
+
+def _new_content(parser: StreamParser) -> Channel:
+    channel = Channel()
+    if parser._prefill:
+        channel.put(parser._prefill)
+    return channel
+
+
+def _new_reasoning(parser: StreamParser) -> Channel | None:
+    lead = parser._reasoning_lead
+    if lead is None:
+        return None
+    channel = Channel()
+    if lead:
+        channel.lead = True
+    return channel
+
+
 class _Call:
     __slots__ = ("id", "index", "name", "parts", "unknown")
 
@@ -180,7 +218,14 @@ class StreamParser:
     _body: Body | None = None  # the current block's reader
     _raw: list[str] | tuple[()] = ()  # raw text of the current block since its last complete call
     _schema_index: dict[str, dict[str, Any]] | None = None
-    _reasoning: Channel | None = None
+    # The channels are made on first use (construction is per request); `_prefill` is content the
+    # output starts with (an append-think format's pre-filled start marker); `_reasoning_lead`: None
+    # if the format has no reasoning channel (`_reasoning` is None), else whether the channel drops
+    # leading whitespace (the output starts inside reasoning).
+    _content: Channel = _OnFirstUse(_new_content)  # type: ignore[assignment]
+    _reasoning: Channel | None = _OnFirstUse(_new_reasoning)  # type: ignore[assignment]
+    _prefill = ""
+    _reasoning_lead: bool | None = None
     _label = ""  # a role label (Gemma 4's "thought") still to be dropped at the start of reasoning
     _lbuf = ""  # reasoning text held while it may still be that label
     _gap = ""  # whitespace read inside the last block after its last call (see _end_block)
@@ -192,7 +237,28 @@ class StreamParser:
     _stream_args = False
     _mode = CONTENT
 
-    def __init__(
+    # No __init__: a blank parser is ``cls()`` (the cheapest object Python makes), then either
+    # :meth:`_setup` fills it (:meth:`build`) or get_parser copies a prototype's state into it. So
+    # _setup sets immutable values only: mutable state starts as a class-level empty value (``()``,
+    # a read-only mapping, a channel made on first use) and is replaced when it first changes.
+    @classmethod
+    def build(
+        cls,
+        tok: Tokenizer,
+        tables: Tables,
+        reasoning: ReasoningFormat | None,
+        tools: ToolFormat | None,
+        tools_schema: Any,
+        thinking: bool | None,
+        stream_arguments: bool,
+        unknown_tools: str = "keep",
+    ) -> StreamParser:
+        """A parser for resolved formats and tables (:func:`toklane.get_parser` resolves the names)."""
+        parser = cls()
+        parser._setup(tok, tables, reasoning, tools, tools_schema, thinking, stream_arguments, unknown_tools)
+        return parser
+
+    def _setup(
         self,
         tok: Tokenizer,
         tables: Tables,
@@ -202,7 +268,7 @@ class StreamParser:
         thinking: bool | None,
         stream_arguments: bool,
         unknown_tools: str = "keep",
-    ):
+    ) -> None:
         if tools_schema is not None:
             validate_tools_schema(tools_schema)  # malformed schemas fail here, not mid-stream
             self._schema = tools_schema
@@ -214,18 +280,16 @@ class StreamParser:
         self._tables = tables
         self._reasoning_fmt = reasoning
         self._tools = tools
-        self._content = Channel()
         if reasoning is not None:
             inside = reasoning.implicit_start if thinking is None else thinking
             if reasoning.in_content:  # append-think: the pre-filled start marker goes back in front
                 if inside and reasoning.markers.start:
-                    self._content.put(reasoning.markers.start)
-                return
-            self._reasoning = Channel()
-            if inside:
-                self._mode = REASONING
-                self._reasoning.lead = True
-                self._label = reasoning.label
+                    self._prefill = reasoning.markers.start
+            else:
+                self._reasoning_lead = bool(inside)
+                if inside:
+                    self._mode = REASONING
+                    self._label = reasoning.label
 
     # ------------------------------------------------------------------ public
     def feed(self, text: str | None = None, token_ids: Any = None) -> Delta:

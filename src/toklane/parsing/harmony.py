@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .block import WS, first_non_ws
@@ -129,10 +131,10 @@ class HarmonyParser(StreamParser):
     _initial = True  # nothing but pending text was read yet
     _textmode = False  # the output is in the text form (no Harmony tokens)
     _tbuf = ""  # text form: text held back (a header, or what may start one)
+    _header: Mapping[str, list[str]] = MappingProxyType({})  # each header is a new dict (none to make per parser)
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._header: dict[str, list[str]] = {}
+    def _setup(self, *args: Any, **kwargs: Any) -> None:
+        super()._setup(*args, **kwargs)
         # The prompt usually ends inside the assistant's header; a body with no header is analysis
         # (reasoning) unless thinking=False.
         self._implicit = _BODY_R if self._mode == 1 else _BODY_C  # 1: the engine's REASONING mode

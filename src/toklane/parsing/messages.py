@@ -34,6 +34,8 @@ parsing off, reasoning is content.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from .block import FAILED, OPEN, WS, first_non_ws
@@ -83,12 +85,14 @@ class MessageParser(StreamParser):
     _tword = ""  # the tentative word's first len(WORD) characters
     _chead = ""  # first characters of the held candidate header word (RECOVER)
     _wsb = True  # the body so far is empty or ends with whitespace (RECOVER)
+    # Copy-on-write starting values (no per-parser objects to make): every header is a new dict,
+    # and the held lists are replaced when they first get text.
+    _header: Mapping[str, list[str]] = MappingProxyType({})
+    _tent: list[str] | tuple[()] = ()  # text of a tentative header
+    _cand: list[str] | tuple[()] = ()  # a held candidate header word (RECOVER)
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._header: dict[str, list[str]] = {}
-        self._tent: list[str] = []
-        self._cand: list[str] = []
+    def _setup(self, *args: Any, **kwargs: Any) -> None:
+        super()._setup(*args, **kwargs)
         self._mode = _R if self._mode == _INSIDE_REASONING else _TENT
 
     def route(self, header: dict[str, str], kind: str | None, foreign: bool) -> tuple[str, str | None]:
@@ -100,7 +104,10 @@ class MessageParser(StreamParser):
     def _text(self, s: str) -> None:
         mode = self._mode
         if mode == _TENT:
-            self._tent.append(s)
+            if self._tent:
+                self._tent.append(s)  # type: ignore[union-attr]
+            else:
+                self._tent = [s]
             if not self._tentative(s):
                 self._open_unframed()
             return
@@ -205,7 +212,7 @@ class MessageParser(StreamParser):
         mode = self._mode
         if mode == _TENT:
             if role == "message" or role == "channel" or role == "constrain" or role in self.KINDS:
-                self._header = {"role": self._tent}
+                self._header = {"role": self._tent or []}  # type: ignore[dict-item]
                 self._tent = []
                 self._tphase = 0
                 self._tword = ""
