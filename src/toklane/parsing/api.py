@@ -246,6 +246,21 @@ def get_parser(
             parser = cls()
             parser.__dict__ = state.copy()
             return parser
+    return _build_parser(tokenizer, reasoning, tools, tools_schema, thinking, stream_arguments, unknown_tools)
+
+
+def _build_parser(
+    tokenizer: Any,
+    reasoning: str | None,
+    tools: str | None,
+    tools_schema: Any,
+    thinking: bool | None,
+    stream_arguments: bool,
+    unknown_tools: str,
+) -> StreamParser:
+    """:func:`get_parser` without a prototype: names resolved, tables found or built, the parser built
+    (and kept as the prototype of these arguments where it can be). A function of its own: its closure
+    would make every get_parser call set up cells."""
     tok = tokenizer if type(tokenizer) is Tokenizer else load_tokenizer(tokenizer)
     combo = _COMBOS.get((reasoning, tools))
     if combo is None:
@@ -307,14 +322,19 @@ def parse_batch(
     batch. A bad id raises :class:`toklane.InvalidTokenIdError` noting which output holds it.
     """
     first = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking, unknown_tools=unknown_tools)
-    tok = first._tok
-    cls, tables = type(first), first._tables
-    args = (tok, tables, first._reasoning_fmt, first._tools, tools_schema, thinking, False, unknown_tools)
+    tok, tables = first._tok, first._tables
+    # Every other output's parser starts as a copy of the first (as get_parser copies a prototype; the
+    # schema was checked once): what _setup sets is immutable or shared read-only.
+    cls, state = type(first), dict(first.__dict__)
     items = list(outputs)
     odd = _batch_odd(tables, tok, items)
     results: list[ParseResult] = []
     for i, out in enumerate(items):
-        parser = first if i == 0 else cls.build(*args)
+        if i:
+            parser = cls()
+            parser.__dict__ = state.copy()
+        else:
+            parser = first
         try:
             if type(out) is str:
                 results.append(parser.parse_whole(out))
