@@ -5,6 +5,7 @@ copied from one prototype read interleaved streams as separate parsers do."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -49,7 +50,7 @@ def test_parsers_copied_from_one_prototype_share_nothing(suite: Any) -> None:
     tok = tokenizer(suite.tokenizer)
     rnd = random.Random(suite.id)
     samples = [s for s in suite.samples if not s.options]
-    for a, b in zip(samples, samples[1:], strict=False):
+    for a, b in itertools.pairwise(samples):
         fmt = suite.fmt(a)
         toklane.get_parser(tok, **fmt)  # the prototype exists from here on
         parsers = [toklane.get_parser(tok, **fmt), toklane.get_parser(tok, **fmt)]
@@ -94,3 +95,19 @@ def test_a_parser_holding_mutable_state_is_never_a_prototype() -> None:
     _keep_prototype(tok, key, parser)
     assert key in tok.__dict__[_PROTOTYPES]
     del tok.__dict__[_PROTOTYPES][key]
+
+
+def test_parse_batch_with_a_schema_equals_parse_per_output() -> None:
+    """parse_batch copies its first parser's state (schema checked once) into every other output's parser."""
+    tok = toklane.load_tokenizer("qwen3.6")
+    schema = [{"type": "function", "function": {"name": "known", "parameters": {"type": "object", "properties": {}}}}]
+    call = '<tool_call>\n{{"name": "{}", "arguments": {{"x": {}}}}}\n</tool_call>'
+    outputs = [f"<think>plan {i}</think>text {i}\n" + call.format("known" if i % 2 else "unknown", i) for i in range(6)]
+    for unknown in ("keep", "drop", "content"):
+        fmt: dict[str, Any] = {"reasoning": "qwen3", "tools": "hermes", "unknown_tools": unknown}
+        expect = [norm(toklane.parse(tok, text=out, tools_schema=schema, **fmt)) for out in outputs]
+        assert len({len(e[2]) for e in expect}) == (1 if unknown == "keep" else 2)  # the policy applies
+        got = toklane.parse_batch(tok, [*outputs[:3], *map(tok.encode, outputs[3:])], tools_schema=schema, **fmt)
+        assert [norm(r) for r in got] == expect
+    with pytest.raises(toklane.InvalidToolsSchemaError):
+        toklane.parse_batch(tok, outputs, tools="hermes", tools_schema=[{"anyOf": 5}])
