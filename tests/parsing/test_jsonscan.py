@@ -166,3 +166,17 @@ def test_python_literal_details() -> None:
         assert python_literal_to_json(text) == expected, text
     for text in ("foo", "{1: 2}", "[1 2]", "'abc", "f(x)", "1 + 2", "{'a'}", "nan", "'a\nb'", "([])", "(1)"):
         assert python_literal_to_json(text) is None, text
+
+
+@settings(max_examples=400)
+@given(st.text(st.sampled_from(list('ab "\\/nu0fF\t\x00\x1f\x7f\u00a0\u2028é🚀')) | st.characters(), max_size=8))
+def test_plain_string_run_equals_scanning_it(s: str) -> None:
+    """``plain`` (a C-speed check, then the pattern) is true exactly when scanning ``s`` inside a string
+    leaves the scanner inside that string with nothing pending (so passing over it is the same)."""
+    sc = JsonScanner()
+    sc.scan('"')
+    scanned = JsonScanner()
+    scanned.scan('"')
+    scanned.scan(s)
+    expect = bool(s) and scanned.state == sc.state and not scanned.failed
+    assert sc.plain(s) == expect

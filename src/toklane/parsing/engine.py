@@ -47,6 +47,7 @@ from ..errors import InvalidTokenIdError
 from .block import FAILED, OPEN, WS, Body
 from .bodies.json_calls import JsonCalls, plain_call
 from .schema import validate_tools_schema
+from .tables import learn_token_text
 from .types import Delta, ParseResult, ToolCall, ToolCallDelta
 
 if TYPE_CHECKING:
@@ -211,6 +212,7 @@ class StreamParser:
     _split = False  # the decoder holds the first bytes of a character
     _ids: bool | None = None  # which input the stream uses, fixed by the first feed
     _plain_ids = False  # reading ids, with no text markers (a token's text is read as it is)
+    _fast = False  # _plain_ids, not finished and no split character pending: feed's one-token path applies
     _done = False
     _call: _Call | None = None  # the call being read
     _ncalls = 0  # calls sent so far (the next call's index)
@@ -294,24 +296,25 @@ class StreamParser:
     # ------------------------------------------------------------------ public
     def feed(self, text: str | None = None, token_ids: Any = None) -> Delta:
         """Parse the next piece of output; return what it made certain."""
+        # The decode loop's step: one ordinary token whose bytes are whole characters, in a stream
+        # already reading ids with no text markers -- its text read directly (_fast: such a stream,
+        # not finished, with no character split across tokens pending). Each token is decoded once
+        # per format pair (Tables.load_plain_texts), not once per step.
+        if token_ids is not None and type(token_ids) is list and len(token_ids) == 1 and self._fast:
+            t = token_ids[0]
+            if type(t) is int and t >= 0:
+                try:
+                    text = self._texts[t]
+                except IndexError:
+                    text = False
+                if text is None:
+                    text = learn_token_text(self._tok, self._texts, t)
+                if text:
+                    self._text(text)  # type: ignore[arg-type]
+                    return self._take()
         if self._done:
             raise RuntimeError("this parser has finished; use a new one per request")
         if token_ids is not None:
-            # The decode loop's step: one ordinary token whose bytes are whole characters, in a
-            # stream already reading ids with no text markers -- decoded and read directly.
-            if type(token_ids) is list and len(token_ids) == 1 and self._plain_ids:
-                t = token_ids[0]
-                if type(t) is int and 0 <= t < self._size and t not in self._special:
-                    data = self._table[t]
-                    if data is not None and not self._split:
-                        try:
-                            text = data.decode()
-                        except UnicodeDecodeError:
-                            pass
-                        else:
-                            if text:
-                                self._text(text)
-                            return self._take()
             self._feed_ids(token_ids)
         elif text is not None:
             self._feed_text(text)
@@ -416,6 +419,7 @@ class StreamParser:
     def finish_silently(self) -> None:
         """:meth:`finish`, leaving what it produces in the buffers (for :meth:`_result`)."""
         self._done = True
+        self._fast = False
         if self._ids:
             self._flush_bytes()
         elif self._hold:
@@ -663,7 +667,8 @@ class StreamParser:
         if tables.byte_automaton is not None:
             self._bm = tables.byte_automaton.matcher()
         else:
-            self._plain_ids = True
+            self._plain_ids = self._fast = True
+            self._texts = tables.load_plain_texts(self._tok)
 
     def _decode(self, data: bytes, final: bool = False) -> str:
         """UTF-8 text of ``data``; an unfinished character at the end waits for its next bytes
@@ -676,6 +681,7 @@ class StreamParser:
         decoder = self._decoder
         text = decoder.decode(data, final)
         self._split = not final and bool(decoder.getstate()[0])
+        self._fast = self._plain_ids and not self._split and not self._done
         if final:
             decoder.reset()
         return text

@@ -109,7 +109,14 @@ class JsonScanner:
     def plain(self, s: str) -> bool:
         """True if all of ``s`` continues the current string with plain characters (it may then be
         passed over without scanning: the fast path for a long string value streamed token by token)."""
-        return self.state == STRING and _STRING_RUN.fullmatch(s) is not None
+        if self.state != STRING:
+            return False
+        # Most tokens of a string value hold no quote, backslash or control character (all of which
+        # str.isprintable refuses): checked at C speed; the pattern reads the rest (escapes, or
+        # printable-refused characters such as U+00A0, which are plain too).
+        if s and '"' not in s and "\\" not in s and s.isprintable():
+            return True
+        return _STRING_RUN.fullmatch(s) is not None
 
     def scan(self, s: str, i: int = 0, stop_depth: int = -1) -> int:
         """Advance over ``s[i:]``; return the index where scanning stopped.

@@ -22,6 +22,7 @@ resolved texts are what is matched, in ids and in text.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
@@ -115,6 +116,7 @@ class Tables:
         "drop_ids",
         "id_kinds",
         "id_roles",
+        "plain_texts",
         "roles",
         "special_ids",
         "text_automaton",
@@ -172,6 +174,7 @@ class Tables:
         self.byte_roles: tuple[int, ...] = tuple(byte_roles)
         self.vocab_size = tok.vocab_size
         self.token_table: tuple[bytes | None, ...] | None = None  # filled on the first ids feed
+        self.plain_texts: list[str | bool | None] | None = None  # per id, on the first one-token ids feed
         self.id_kinds: Any = None  # per id: ORDINARY, MARKER, DROPPED or HOLE (numpy int8), on the first long feed
 
     def load_token_table(self, tok: Tokenizer) -> tuple[bytes | None, ...]:
@@ -179,6 +182,24 @@ class Tables:
         if table is None:
             table = self.token_table = tok.token_bytes_table
         return table
+
+    def load_plain_texts(self, tok: Tokenizer) -> list[str | bool | None]:
+        """Per id, the text a stream reads for it one token at a time: ``None`` until a stream first
+        reads it (:func:`learn_token_text`), ``False`` for a marker, a dropped token, or bytes that are
+        no whole characters (the per-token path reads those). Made on the first ids stream of this
+        format pair (one list slot per id), then shared: a token is decoded once, not once per step."""
+        texts = self.plain_texts
+        if texts is None:
+            with _lock:
+                texts = self.plain_texts
+                if texts is None:
+                    n = min(len(self.load_token_table(tok)), self.vocab_size)
+                    made: list[str | bool | None] = [None] * n
+                    for t in self.special_ids:
+                        if 0 <= t < n:
+                            made[t] = False
+                    texts = self.plain_texts = made
+        return texts
 
     def load_kinds(self, tok: Tokenizer) -> Any:
         """This format pair's kind of every id (numpy ``int8``: 0 for an ordinary token), built once,
@@ -194,6 +215,18 @@ class Tables:
             kinds.flags.writeable = False
             self.id_kinds = kinds
         return kinds
+
+
+def learn_token_text(tok: Tokenizer, texts: list[str | bool | None], t: int) -> str | bool:
+    """Decode token ``t`` (in range, no marker, not yet in ``texts``) into ``texts``: its text, or
+    ``False`` for a token whose bytes are no whole characters, a hole or an empty token."""
+    data = tok.token_bytes_table[t]
+    text: str | bool = False
+    if data:
+        with contextlib.suppress(UnicodeDecodeError):
+            text = data.decode()
+    texts[t] = text
+    return text
 
 
 #: Kinds of ids in :attr:`Tables.id_kinds` (the precedence of the per-token path: marker, dropped, hole).
