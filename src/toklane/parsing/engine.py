@@ -213,6 +213,7 @@ class StreamParser:
     _ids: bool | None = None  # which input the stream uses, fixed by the first feed
     _plain_ids = False  # reading ids, with no text markers (a token's text is read as it is)
     _fast = False  # _plain_ids, not finished and no split character pending: feed's one-token path applies
+    _fused = False  # the machine has _step: _text + _take fused for that path
     _done = False
     _call: _Call | None = None  # the call being read
     _ncalls = 0  # calls sent so far (the next call's index)
@@ -310,6 +311,8 @@ class StreamParser:
                 if text is None:
                     text = learn_token_text(self._tok, self._texts, t)
                 if text:
+                    if self._fused:
+                        return self._step(text)  # type: ignore[arg-type]
                     self._text(text)  # type: ignore[arg-type]
                     return self._take()
         if self._done:
@@ -368,6 +371,11 @@ class StreamParser:
             self._feed_ids(token_ids)
         self.finish_silently()
         return self._result()
+
+    def _step(self, text: str) -> Delta:
+        """feed's one-token step (a machine with ``_fused`` fuses it)."""
+        self._text(text)
+        return self._take()
 
     def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
         """A whole output of the most common shape, read without the machine (None: the machine

@@ -50,6 +50,7 @@ from .block import WS, first_non_ws
 from .bodies import JsonArgs
 from .engine import StreamParser
 from .jsonscan import DONE, ERROR
+from .types import Delta
 
 # Modes. _PENDING: text that may still be header text (at the start, or after an end marker).
 _PENDING, _HEADER, _BODY_R, _BODY_C, _BODY_CALL, _BODY_WRAP, _BODY_DROP, _IDLE, _TEXT_HEAD = range(10, 19)
@@ -141,6 +142,38 @@ class HarmonyParser(StreamParser):
         self._mode = _PENDING
 
     # ------------------------------------------------------------------ events
+    _fused = True
+
+    def _step(self, s: str) -> Delta:
+        """``_text(s)`` then ``_take()`` for feed's one-token step, fused for the per-token cases (a
+        message body's text, a call's plain string text): a step starts with nothing pending (every
+        feed ends by taking it all), so only what this text adds is looked at."""
+        mode = self._mode
+        if mode == _BODY_R:
+            channel = self._reasoning  # (_BODY_R only with a reasoning format)
+        elif mode == _BODY_C:
+            channel = self._content
+        else:
+            channel = None
+        if channel is not None:
+            channel.put(s)
+            out = channel.out
+            if not out:
+                return Delta("", "", [])
+            channel.out = ()
+            text = out[0] if len(out) == 1 else "".join(out)
+            return Delta(text, "", []) if mode == _BODY_R else Delta("", text, [])
+        if mode == _BODY_CALL:
+            args = self._args
+            if args is not None and args.started and args.scanner.plain(s):  # string text
+                self._raw.append(s)  # type: ignore[union-attr]
+                self.call_args(s)
+                if not self._tool_out:
+                    return Delta("", "", [])
+                return self._take()
+        self._text(s)
+        return self._take()
+
     def _text(self, s: str) -> None:
         # (An output in the text form is read by _TextForm, whose _text is _text_form.)
         mode = self._mode
@@ -458,6 +491,8 @@ class HarmonyParser(StreamParser):
 class _TextForm(HarmonyParser):
     """A Harmony parser reading the text form: every piece of text goes to :meth:`_text_form`
     (a parser switches to this class when its output turns out to be in that form)."""
+
+    _fused = False  # every piece of text goes to _text_form
 
     def _text(self, s: str) -> None:
         self._text_form(s)
