@@ -451,10 +451,12 @@ def harmony_section(rows: list, text_body: str) -> None:
         steps = [[i] for i in ids]
 
         def our_stream(steps: list[list[int]] = steps) -> Any:
+            # As a server streams: each step's delta is sent on and dropped (StreamableParser keeps
+            # the messages it builds; toklane's parser keeps only what may still change).
             parser = toklane.get_parser(tok, **fmt)
-            deltas = [parser.feed(token_ids=s) for s in steps]
-            deltas.append(parser.finish())
-            return deltas
+            for s in steps:
+                parser.feed(token_ids=s)
+            return parser.finish()
 
         def harmony_stream(ids: list[int] = ids) -> Any:
             parser = StreamableParser(enc, role=Role.ASSISTANT)
@@ -479,7 +481,10 @@ def harmony_section(rows: list, text_body: str) -> None:
     rows.append(flat_row("  toklane parse(ids)", ours_parse))
     rows.append(peer_row("  harmony parse (Rust)", theirs_parse, ours_parse, None))
     rows.append(flat_row("  toklane stream", ours_stream))
-    rows.append(peer_row("  harmony StreamableParser", theirs_stream, ours_stream, None))
+    row = peer_row("  harmony StreamableParser", theirs_stream, ours_stream, None)
+    worst = min(theirs_stream[n] / ours_stream[n] for n in LENGTHS)
+    row[-1] = f"ahead at every L: {'met' if worst > 1 else 'MISSED'} (>= {worst:.2f}x)"
+    rows.append(row)
 
 
 # --------------------------------------------------------------------------- token ids beside text
