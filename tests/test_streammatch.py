@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toklane.streammatch import Automaton, StreamMatcher
@@ -103,6 +103,26 @@ def test_compiled_scan_over_bytes(patterns, data):
     if hits is None:
         return
     assert [(k, end) for k, _, end in hits] == stream_matches(patterns, [data])[0]
+
+
+@example(patterns=["<ab>"], pieces=[("<", 5), ("<ab>", 1)])  # the switch right before a match
+@settings(max_examples=300, deadline=None)
+@given(
+    patterns=st.lists(
+        st.text(alphabet="ab<>/", max_size=5).map(lambda t: "<" + t), min_size=1, max_size=5, unique=True
+    ),
+    pieces=st.lists(st.tuples(st.sampled_from(["<", "<a", "</", "<ab>", "x"]), st.integers(0, 300)), max_size=12),
+)
+def test_scan_jumping_between_a_shared_first_symbol_equals_the_dfa(patterns, pieces):
+    """Patterns that all start with one symbol are found by jumping between its occurrences, then by
+    one compiled scan once they turn out common: long texts, sparse and dense in that symbol."""
+    text = "".join(piece * n for piece, n in pieces)
+    auto = Automaton(patterns)
+    hits = auto.matcher().find_all(text)
+    if hits is None:
+        return
+    assert [(k, end) for k, _, end in hits] == stream_matches(patterns, [text])[0]
+    assert hits == [(auto._index[m.group()], *m.span()) for m in auto._scan.finditer(text)]
 
 
 def test_compiled_scan_waits_for_a_held_pattern():

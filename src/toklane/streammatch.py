@@ -30,6 +30,11 @@ from typing import Any, Generic, TypeVar
 
 S = TypeVar("S", str, bytes)
 
+#: find_all leaves jumping between a lead symbol's occurrences for one compiled scan once more than
+#: one occurrence per this many symbols read is no match (each costs a Python step; the compiled
+#: scan costs well under one per this many symbols).
+_SPARSE = 256
+
 
 @dataclass(frozen=True, slots=True)
 class Match:
@@ -100,6 +105,8 @@ class Automaton(Generic[S]):
         for index, p in enumerate(self.patterns):
             self._index.setdefault(p, index)
         firsts = {p[0] for p in self.patterns}
+        # The first symbol of every pattern, when they share it: find_all's jump target.
+        self._lead: S | None = self.patterns[0][:1] if len(firsts) == 1 else None
         if self.is_bytes:
             self._skip: re.Pattern[bytes] | re.Pattern[str] = re.compile(
                 b"[" + b"".join(re.escape(bytes([b])) for b in sorted(firsts)) + b"]"  # type: ignore[arg-type]
@@ -115,7 +122,30 @@ class Automaton(Generic[S]):
         if scan is None:
             return None
         index = self._index
-        return [(index[m.group()], *m.span()) for m in scan.finditer(text)]  # type: ignore[arg-type]
+        lead = self._lead
+        if lead is None:
+            return [(index[m.group()], *m.span()) for m in scan.finditer(text)]  # type: ignore[arg-type]
+        # Every pattern starts with `lead`: jump between its occurrences with str/bytes.find (memchr,
+        # far faster than the pattern's own search) and try the pattern at each -- the matches
+        # finditer finds. Where `lead` turns out common (over one non-match per _SPARSE symbols read),
+        # one finditer reads the rest.
+        hits: list[tuple[int, int, int]] = []
+        find, match = text.find, scan.match
+        i = find(lead)  # type: ignore[arg-type]
+        misses = 0
+        while i >= 0:
+            m = match(text, i)  # type: ignore[arg-type]
+            if m is not None:
+                end = m.end()
+                hits.append((index[m.group()], i, end))  # type: ignore[index]
+                i = find(lead, end)  # type: ignore[arg-type]
+                continue
+            misses += 1
+            if misses > 4 + i // _SPARSE:
+                hits += [(index[m.group()], *m.span()) for m in scan.finditer(text, i + 1)]  # type: ignore[arg-type, index]
+                return hits
+            i = find(lead, i + 1)  # type: ignore[arg-type]
+        return hits
 
     def matcher(self) -> StreamMatcher[S]:
         """A fresh per-stream matcher sharing this automaton."""

@@ -117,3 +117,18 @@ def test_plain_shape_read_without_the_machine_equals_streaming(case: tuple[str, 
         parser = toklane.get_parser(QWEN, tools="hermes")
         fast = parser._whole_plain(tools_only, parser._tables.text_automaton.find_all(tools_only))
         assert fast is not None and norm(fast) == norm(stream(QWEN, {"tools": "hermes"}, list(tools_only), False))
+
+
+@settings(max_examples=300)
+@given(
+    parts=st.lists(st.tuples(st.sampled_from([" ", "\n", "\t", "\r", "a", "é", "\u3000", " x "]), st.integers(0, 90))),
+    cut=st.tuples(st.integers(0, 2000), st.integers(0, 2000)),
+)
+def test_stripping_a_span_with_one_copy_equals_slicing_then_stripping(parts: list[tuple[str, int]], cut: Any) -> None:
+    from toklane.parsing.block import WS
+    from toklane.parsing.engine import _stripped
+
+    text = "".join(p * n for p, n in parts)
+    start, end = sorted(min(c, len(text)) for c in cut)
+    assert _stripped(text, start, end) == text[start:end].strip(WS)
+    assert _stripped(text, start, end, right=False) == text[start:end].lstrip(WS)

@@ -391,14 +391,14 @@ class StreamParser:
             k, start, after = hits[0] if hits else (0, 0, 0)
             if not hits or roles[k] < 0 or names[roles[k]] != "reasoning_end":
                 return None
-            reasoning, first = text[:start].strip(WS) or None, 1
+            reasoning, first = _stripped(text, 0, start) or None, 1
         elif self._mode == CONTENT and self._reasoning_fmt is None:
             reasoning, first, after = None, 0, 0
         else:
             return None
         calls: list[ToolCall] = []
         if len(hits) == first:
-            content = text[after:].lstrip(WS) if first else text
+            content = _stripped(text, after, len(text), right=False) if first else text
         else:
             if (len(hits) - first) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS:
                 return None
@@ -1120,6 +1120,24 @@ class ThinkToolsParser(StreamParser):
         if self._mode == REASONING:
             self._channel_r().close()
         self._content.flush()
+
+
+def _stripped(text: str, start: int, end: int, right: bool = True) -> str:
+    """``text[start:end].strip(WS)`` (``lstrip`` if not ``right``) with one copy of what is kept --
+    slicing then stripping copies a long reasoning twice. The bounds: a compiled search for the first
+    non-whitespace, a short walk back over trailing whitespace (a long run: stripped as usual)."""
+    m = _NON_WS.search(text, start, end)
+    if m is None:
+        return ""
+    start = m.start()
+    if not right:
+        return text[start:end]
+    k, floor = end, max(start, end - 64)
+    while k > floor and text[k - 1] in WS:
+        k -= 1
+    if k == floor and text[k - 1] in WS:  # over 64 whitespace characters at the end
+        return text[start:k].rstrip(WS)
+    return text[start:k]
 
 
 def _glued(c: str) -> bool:
