@@ -245,20 +245,11 @@ class StreamParser:
     # _setup sets immutable values only: mutable state starts as a class-level empty value (``()``,
     # a read-only mapping, a channel made on first use) and is replaced when it first changes.
     @classmethod
-    def build(
-        cls,
-        tok: Tokenizer,
-        tables: Tables,
-        reasoning: ReasoningFormat | None,
-        tools: ToolFormat | None,
-        tools_schema: Any,
-        thinking: bool | None,
-        stream_arguments: bool,
-        unknown_tools: str = "keep",
-    ) -> StreamParser:
-        """A parser for resolved formats and tables (:func:`toklane.get_parser` resolves the names)."""
+    def build(cls, *args: Any) -> StreamParser:
+        """A parser for resolved formats and tables, from :meth:`_setup`'s arguments
+        (:func:`toklane.get_parser` resolves the names)."""
         parser = cls()
-        parser._setup(tok, tables, reasoning, tools, tools_schema, thinking, stream_arguments, unknown_tools)
+        parser._setup(*args)
         return parser
 
     def _setup(
@@ -272,6 +263,8 @@ class StreamParser:
         stream_arguments: bool,
         unknown_tools: str = "keep",
     ) -> None:
+        """Fill a blank parser: the tokenizer, its tables for the format pair, the formats, the
+        request's ``tools_schema`` (checked here), ``thinking``, ``stream_arguments``, ``unknown_tools``."""
         if tools_schema is not None:
             validate_tools_schema(tools_schema)  # malformed schemas fail here, not mid-stream
             self._schema = tools_schema
