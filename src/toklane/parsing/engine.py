@@ -47,7 +47,6 @@ from ..errors import InvalidTokenIdError
 from .block import FAILED, OPEN, WS, Body
 from .bodies.json_calls import JsonCalls, plain_call
 from .schema import validate_tools_schema
-from .tables import learn_token_text
 from .types import Delta, ParseResult, ToolCall, ToolCallDelta
 
 if TYPE_CHECKING:
@@ -213,7 +212,7 @@ class StreamParser:
     _ids: bool | None = None  # which input the stream uses, fixed by the first feed
     _plain_ids = False  # reading ids, with no text markers (a token's text is read as it is)
     _fast = False  # _plain_ids, not finished and no split character pending: feed's one-token path applies
-    _fused = False  # the machine has _step: _text + _take fused for that path
+    _fused = False  # the machine defines _step(text) -> Delta: _text + _take fused for that path
     _done = False
     _call: _Call | None = None  # the call being read
     _ncalls = 0  # calls sent so far (the next call's index)
@@ -302,7 +301,7 @@ class StreamParser:
                 except IndexError:
                     text = False
                 if text is None:
-                    text = learn_token_text(self._tok, self._texts, t)
+                    text = self._tables.learn_text(t)
                 if text:
                     if self._fused:
                         return self._step(text)  # type: ignore[arg-type]
@@ -364,11 +363,6 @@ class StreamParser:
             self._feed_ids(token_ids)
         self.finish_silently()
         return self._result()
-
-    def _step(self, text: str) -> Delta:
-        """feed's one-token step (a machine with ``_fused`` fuses it)."""
-        self._text(text)
-        return self._take()
 
     def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
         """A whole output of the most common shape, read without the machine (None: the machine
@@ -662,7 +656,6 @@ class StreamParser:
         self._id_roles = tables.id_roles
         self._drop_ids = tables.drop_ids
         self._size = tables.vocab_size
-        self._special = tables.special_ids
         self._ids = True
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         if tables.byte_automaton is not None:

@@ -185,7 +185,7 @@ class Tables:
 
     def load_plain_texts(self, tok: Tokenizer) -> list[str | bool | None]:
         """Per id, the text a stream reads for it one token at a time: ``None`` until a stream first
-        reads it (:func:`learn_token_text`), ``False`` for a marker, a dropped token, or bytes that are
+        reads it (:meth:`learn_text`), ``False`` for a marker, a dropped token, or bytes that are
         no whole characters (the per-token path reads those). Made on the first ids stream of this
         format pair (one list slot per id), then shared: a token is decoded once, not once per step."""
         texts = self.plain_texts
@@ -201,6 +201,17 @@ class Tables:
                     texts = self.plain_texts = made
         return texts
 
+    def learn_text(self, t: int) -> str | bool:
+        """Decode token ``t`` (in range, no marker, not yet read) into :attr:`plain_texts`: its text,
+        or ``False`` for bytes that are no whole characters, a hole or an empty token."""
+        data = self.token_table[t]  # type: ignore[index]  # loaded with plain_texts
+        text: str | bool = False
+        if data:
+            with contextlib.suppress(UnicodeDecodeError):
+                text = data.decode()
+        self.plain_texts[t] = text  # type: ignore[index]
+        return text
+
     def load_kinds(self, tok: Tokenizer) -> Any:
         """This format pair's kind of every id (numpy ``int8``: 0 for an ordinary token), built once,
         on the first long ids feed: O(vocabulary) once, then shared."""
@@ -215,18 +226,6 @@ class Tables:
             kinds.flags.writeable = False
             self.id_kinds = kinds
         return kinds
-
-
-def learn_token_text(tok: Tokenizer, texts: list[str | bool | None], t: int) -> str | bool:
-    """Decode token ``t`` (in range, no marker, not yet in ``texts``) into ``texts``: its text, or
-    ``False`` for a token whose bytes are no whole characters, a hole or an empty token."""
-    data = tok.token_bytes_table[t]
-    text: str | bool = False
-    if data:
-        with contextlib.suppress(UnicodeDecodeError):
-            text = data.decode()
-    texts[t] = text
-    return text
 
 
 #: Kinds of ids in :attr:`Tables.id_kinds` (the precedence of the per-token path: marker, dropped, hole).
