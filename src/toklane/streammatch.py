@@ -100,7 +100,7 @@ class Automaton(Generic[S]):
         self._out = out
         self._lengths = [len(p) for p in self.patterns]
         self._longest = max(self._lengths)
-        self._scan = _trie_regex(self.patterns) if _regex_exact(self.patterns) else None
+        self._scan = _trie_regex(self.patterns) if _regex_exact(self.patterns, delta, out) else None
         self._index = {}
         for index, p in enumerate(self.patterns):
             self._index.setdefault(p, index)
@@ -223,15 +223,19 @@ class StreamMatcher(Generic[S]):
         return None
 
 
-def _regex_exact(patterns: Sequence[str] | Sequence[bytes]) -> bool:
+def _regex_exact(patterns: Sequence[str] | Sequence[bytes], delta: list[dict[Hashable, int]], out: list[int]) -> bool:
     """Whether a leftmost-shortest regex scan finds the DFA's matches: no pattern lies strictly
     inside another (an occurrence touching neither end). A prefix ends first in both; a suffix
-    starts last in both."""
-    return not any(
-        len(p) + 2 <= len(q) and q.find(p, 1, len(q) - 1) >= 0  # type: ignore[arg-type]
-        for p in patterns
-        for q in patterns
-    )
+    starts last in both. Found by running the DFA over each pattern less its first and last
+    symbol (``out`` of a state: a pattern ending there, -1 if none): linear in the patterns'
+    total length (a pairwise search took 0.4 s for DeepSeek's ~800 special tokens)."""
+    for q in patterns:
+        state = 0
+        for symbol in q[1:-1]:
+            state = delta[state].get(symbol, 0)
+            if out[state] != -1:
+                return False
+    return True
 
 
 def _trie_regex(patterns: Sequence[str] | Sequence[bytes]) -> re.Pattern[Any]:
