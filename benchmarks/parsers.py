@@ -549,7 +549,17 @@ def ids_section() -> None:
     cols = ["ns per token"]
     for way in ("whole", "chunks of 1", "chunks of 16"):
         cols += [f"{way}: text", "ids", "ids/text"]
-    print_table("Parsing from token ids beside text (same output, same results)", cols, rows, machine_note())
+    note = f"{ids_reader()}. {machine_note()}"
+    print_table("Parsing from token ids beside text (same output, same results)", cols, rows, note)
+
+
+def ids_reader() -> str:
+    """Which reader turns many token ids into text here (the figures depend on it)."""
+    from toklane.parsing import gather
+
+    if gather.NATIVE:
+        return "Token ids read in bulk by the compiled reader (toklane._gather)"
+    return "Token ids read in bulk by the numpy fallback (toklane._gather not built, or TOKLANE_PURE_PYTHON set)"
 
 
 # --------------------------------------------------------------------------- whole outputs beside the peers
@@ -778,6 +788,14 @@ def whole_section(repeat: int = 7) -> None:
             misses += min(ratios) < 1.5
             verdict.append("met" if min(ratios) >= 1.5 else "MISSED")
         rows.append(["  fastest peer / toklane: text/ids/batch", *cells, f">= 1.5x: {' '.join(verdict)}"])
+        within = [ns[n]["ids"] / ns[n]["text"] for n in WHOLE_LENGTHS]
+        rows.append(
+            [
+                "  toklane ids / text",
+                *(f"{r:.2f}x" for r in within),
+                "<= 1.2x: " + " ".join("met" if r <= 1.2 else "MISSED" for r in within),
+            ]
+        )
         rows.append(["  (peer + HF decode) / toklane: ids/batch", *decoded, "(information)"])
     versions = ", ".join(f"{p} {peers.peer_version(p)}" for p in ("vllm", "sglang", "openai-harmony"))
     missing = "; ".join(f"{p} not importable ({why})" for p, why in peers.unavailable.items())
@@ -796,7 +814,7 @@ def whole_section(repeat: int = 7) -> None:
         "output before timing; the ratio uses the fastest peer with the same result (the target applies to it); "
         "'from ids' adds the transformers decode of the ids to a text peer's time, the cost it has when it starts "
         "from ids as toklane parse(token_ids=) does. "
-        f"{versions}. {missing + '. ' if missing else ''}{machine_note()}. "
+        f"{versions}. {missing + '. ' if missing else ''}{ids_reader()}. {machine_note()}. "
         f"Whole run: {time.perf_counter() - t_start:.0f} s."
     )
     print_table(

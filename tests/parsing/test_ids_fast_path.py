@@ -1,5 +1,6 @@
-"""The bulk token-id path (long ``feed(token_ids=...)``/``parse(token_ids=...)``) reads exactly what the
-per-token path reads.
+"""The bulk token-id path (long ``feed(token_ids=...)``/``parse(token_ids=...)``, read by
+:mod:`toklane.parsing.gather`) reads exactly what the per-token path reads -- with the compiled reader
+and with the numpy fallback (every test here runs with each).
 
 Outputs are built from marker ids, dropped special ids, ordinary ids, byte-fragment ids that split UTF-8
 characters, and markers' texts spelled by ordinary tokens (text, unless the format has it as a text
@@ -20,9 +21,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
-from toklane.parsing.engine import _BULK
+from toklane.parsing import gather
+from toklane.parsing.gather import FALLBACK_MIN as _BULK
 
 from .helpers import byte_ids, norm, stream
+
+
+@pytest.fixture(autouse=True, scope="module", params=["compiled", "fallback"])
+def reader(request: pytest.FixtureRequest) -> Any:
+    """Each test once with the compiled reader (skipped where it is not built) and once without."""
+    if request.param == "compiled" and not gather.NATIVE:
+        pytest.skip("toklane._gather is not built here (no C compiler at install time)")
+    with pytest.MonkeyPatch.context() as mp:
+        if request.param == "fallback":
+            mp.setattr(gather, "_native_runs", None)
+        yield request.param
+
 
 FORMATS: list[tuple[str, dict[str, Any]]] = [
     ("qwen3.6", {"reasoning": "qwen3", "tools": "hermes"}),
@@ -185,3 +199,23 @@ def test_numpy_integers_in_a_list_are_ids_as_in_the_detokenizer() -> None:
         as_np = [form(i) if i < 32_000 else i for i in ids]
         assert norm(toklane.parse(tok, token_ids=as_np, **fmt)) == expect  # bulk
         assert _feed(tok, fmt, [[i] for i in as_np]) == expect  # one at a time
+
+
+@pytest.mark.parametrize("extra", ["x<think", "</think>!"])
+def test_whole_ids_where_the_text_would_read_other_markers(extra: str) -> None:
+    """parse(token_ids=) reads a whole output as the text of its ids when that text has the same
+    markers; here a special token (dropped) whose text overlaps a marker's makes the text read
+    differently, and the ids are read as ids."""
+    from .helpers import _with_specials
+
+    tok = _with_specials(("<think>", "</think>", extra))
+    think, end = tok.token_to_id("<think>"), tok.token_to_id("</think>")
+    ordinary = tok.encode(extra, split_special_tokens=True)
+    filler = tok.encode(" ".join(f"w{i}" for i in range(300)))
+    for ids in (
+        [*ordinary[:-2], *tok.encode("x"), think, *filler, end, *tok.encode("! answer"), *filler],
+        [think, *filler, *ordinary, end, *tok.encode("! answer")],
+        [*tok.encode("x"), think, *filler, end, *tok.encode("!"), *filler],
+    ):
+        expect = _feed(tok, {"reasoning": "qwen3"}, [[i] for i in ids])
+        assert norm(toklane.parse(tok, token_ids=ids, reasoning="qwen3")) == expect

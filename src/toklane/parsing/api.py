@@ -5,14 +5,11 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Iterable
-from itertools import chain
 from typing import Any
-
-import numpy as np
 
 from ..errors import InvalidTokenIdError, UnknownFormatError
 from ..tokenizer import Tokenizer, load_tokenizer
-from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser, _id_array
+from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
 from .harmony import HarmonyParser
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
@@ -318,16 +315,14 @@ def parse_batch(
     ``outputs``: texts (``str``) or token-id sequences (lists, tuples, integer numpy arrays, or
     the rows of a 2-D array), in any mix. Returns one :class:`ParseResult` per output, in order,
     each equal to ``parse(tokenizer, ...)`` of that output with the same arguments. Arguments are
-    checked once; lists of token ids are converted and classified in one pass over the whole
-    batch. A bad id raises :class:`toklane.InvalidTokenIdError` noting which output holds it.
+    checked once, and each output's parser is a copy of the first one's starting state. A bad id
+    raises :class:`toklane.InvalidTokenIdError` noting which output holds it.
     """
     first = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking, unknown_tools=unknown_tools)
-    tok, tables = first._tok, first._tables
     # Every other output's parser starts as a copy of the first (as get_parser copies a prototype; the
     # schema was checked once): what _setup sets is immutable or shared read-only.
     cls, state = type(first), dict(first.__dict__)
     items = list(outputs)
-    odd = _batch_odd(tables, tok, items)
     results: list[ParseResult] = []
     for i, out in enumerate(items):
         if i:
@@ -336,35 +331,8 @@ def parse_batch(
         else:
             parser = first
         try:
-            if type(out) is str:
-                results.append(parser.parse_whole(out))
-            elif odd is not None and len(out) >= 2:
-                results.append(parser.parse_runs(out, odd[i]))
-            else:
-                results.append(parser.parse_whole(None, out))
+            results.append(parser.parse_whole(out) if type(out) is str else parser.parse_whole(None, out))
         except InvalidTokenIdError as e:
             e.add_note(f"in output {i} of the batch")
             raise
     return results
-
-
-def _batch_odd(tables: Tables, tok: Tokenizer, items: list[Any]) -> list[list[int]] | None:
-    """Per output, the positions of ids that are no ordinary token -- found in one numpy pass over
-    every list of ids in the batch -- or None when the batch is not all id lists with plain,
-    in-range ids (each output is then read as ``parse`` reads it)."""
-    lists = [x for x in items if type(x) is list]
-    if len(lists) != len(items) or not items:
-        return None
-    lengths = [len(x) for x in lists]
-    arr = _id_array(list(chain.from_iterable(lists)))
-    if arr is None or not len(arr):
-        return None
-    kinds = tables.load_kinds(tok)
-    if int(arr.max()) >= min(tables.vocab_size, len(kinds)):
-        return None
-    odd = np.flatnonzero(kinds[arr])
-    bounds = np.cumsum(lengths)
-    edges = [0, *np.searchsorted(odd, bounds[:-1]).tolist(), len(odd)]
-    found = odd.tolist()
-    starts = [0, *bounds[:-1].tolist()]
-    return [[p - base for p in found[a:b]] for a, b, base in zip(edges, edges[1:], starts, strict=False)]

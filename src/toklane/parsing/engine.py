@@ -36,14 +36,13 @@ import operator
 import re
 import secrets
 import string
-from array import array
 from collections.abc import Callable
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InvalidTokenIdError
+from . import gather
 from .block import FAILED, OPEN, WS, Body
 from .bodies.json_calls import JsonCalls, plain_call
 from .schema import validate_tools_schema
@@ -57,8 +56,6 @@ if TYPE_CHECKING:
 _NON_WS = re.compile(r"[^ \t\n\r]")
 _ALNUM = string.ascii_letters + string.digits
 
-#: Ids per feed from which the numpy kind table reads a chunk (below: the per-token loop).
-_BULK = 256
 #: Body options of Hermes-style blocks (JSON call objects up to an end marker), read whole by _whole_plain.
 _HERMES_BLOCKS = {"end_role": "call_end", "array": None}
 #: Characters per text feed from which markers are found by one compiled scan (below: the DFA).
@@ -335,34 +332,76 @@ class StreamParser:
         ``feed`` + ``finish``, without the deltas. The parser is finished afterwards."""
         if self._done:
             raise RuntimeError("this parser has finished; use a new one per request")
+        hits = None
         if token_ids is not None:
-            self._feed_ids(token_ids)
-        elif text is not None:
-            hits = self._tables.text_automaton.find_all(text) if type(text) is str and self._ids is None else None
+            if type(token_ids) is not list and type(token_ids) is not tuple and type(token_ids) is not np.ndarray:
+                token_ids = _id_sequence(token_ids)
+            text, hits = self._ids_as_text(token_ids) if self._ids is None else (None, None)
             if hits is None:
-                self._feed_text(text, True)
-            else:  # the whole output in one scan: no matcher, nothing held
-                plain = self._whole_plain(text, hits)
-                if plain is not None:
-                    self._done = True
-                    return plain
-                self._ids = False
-                pos = self._read_hits(text, hits)
-                if pos < len(text):
-                    self._text(text[pos:] if pos else text)
+                self._feed_ids(token_ids)
+        elif text is not None and type(text) is str and self._ids is None:
+            hits = self._tables.text_automaton.find_all(text)
+        if hits is not None:  # the whole output in one scan: no matcher, nothing held
+            plain = self._whole_plain(text, hits)  # type: ignore[arg-type]
+            if plain is not None:
+                self._done = True
+                return plain
+            self._ids = False
+            pos = self._read_hits(text, hits)  # type: ignore[arg-type]
+            if pos < len(text):  # type: ignore[arg-type]
+                self._text(text[pos:] if pos else text)  # type: ignore[index]
+        elif token_ids is None and text is not None:
+            self._feed_text(text, True)
         self.finish_silently()
         return self._result()
 
-    def parse_runs(self, token_ids: list[int], odd: list[int]) -> ParseResult:
-        """:meth:`parse_whole` of in-range ids whose non-ordinary positions are known (``odd``,
-        found for a whole batch at once by :func:`toklane.parse_batch`)."""
-        if self._done:
-            raise RuntimeError("this parser has finished; use a new one per request")
-        self._start_ids()
-        if not self._read_runs(token_ids, odd):  # a hole: the per-token loop raises
-            self._feed_ids(token_ids)
-        self.finish_silently()
-        return self._result()
+    def _ids_as_text(self, token_ids: Any) -> tuple[str | None, list[tuple[int, int, int]] | None]:
+        """A whole output's ids as the text that reads the same, with its markers found: ``(text,
+        hits)``, or ``(None, None)`` where the ids must be read as ids.
+
+        The ordinary tokens' runs between marker ids are decoded (each on its own, as the id path
+        decodes them) and joined with the markers' texts; dropped ids leave nothing. That text reads
+        like the ids exactly when its markers are the marker ids and nothing else that the id path
+        would not take for one: a text marker anywhere, a token marker or dropped token only where
+        its id was. Otherwise -- ordinary tokens spelling a token marker, markers that overlap, ids
+        the reader declines -- the id path reads them."""
+        tables = self._tables
+        got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), True)
+        if got is None:
+            return None, None
+        runs, positions = got
+        if not positions:
+            text = runs[0]
+            expected: list[tuple[int, int, int]] = []
+        else:
+            id_roles, marks = tables.id_roles, tables.texts
+            parts = []
+            expected = []
+            at = 0
+            for run, p in zip(runs, positions, strict=False):  # (runs: one more)
+                k = id_roles[token_ids[p]]
+                at += len(run)
+                mark = marks[k]
+                parts += (run, mark)
+                expected.append((k, at, at + len(mark)))
+                at += len(mark)
+            parts.append(runs[-1])
+            text = "".join(parts)
+        hits = tables.text_automaton.find_all(text)
+        if hits is None:
+            return None, None
+        free, roles = tables.text_in_bytes, tables.text_roles
+        j, n = 0, len(expected)
+        for hit in hits:
+            if j < n and hit[1] == expected[j][1]:
+                if hit[2] != expected[j][2] or roles[hit[0]] != expected[j][0]:
+                    return None, None
+                j += 1
+            elif not free[hit[0]]:
+                return None, None
+        if j != n:
+            return None, None
+        return text, hits
 
     def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
         """A whole output of the most common shape, read without the machine (None: the machine
@@ -500,22 +539,9 @@ class StreamParser:
         return pos
 
     def _feed_ids(self, token_ids: Any) -> None:
-        arr = None
-        if type(token_ids) is not list and type(token_ids) is not tuple:
-            if (
-                type(token_ids) is np.ndarray
-                and token_ids.ndim == 1
-                and token_ids.dtype.kind in "iu"
-                and len(token_ids) >= _BULK
-            ):  # read in bulk as it is, any integer dtype (tolist() only if the per-token loop must read it)
-                arr = token_ids
-            elif hasattr(token_ids, "tolist"):  # numpy arrays, torch tensors
-                token_ids = token_ids.tolist()
-            elif isinstance(token_ids, int):
-                token_ids = (token_ids,)
-            else:
-                token_ids = list(token_ids)
-        if arr is None and not token_ids:
+        if type(token_ids) is not list and type(token_ids) is not tuple and type(token_ids) is not np.ndarray:
+            token_ids = _id_sequence(token_ids)
+        if not len(token_ids):
             return
         ids = self._ids
         if not ids:
@@ -523,7 +549,7 @@ class StreamParser:
                 raise ValueError("this stream is fed text; keep feeding text")
             self._start_ids()
         id_roles = self._id_roles
-        if arr is None and len(token_ids) == 1:  # the decode loop's common case: one new token
+        if len(token_ids) == 1 and type(token_ids) is not np.ndarray:  # the decode loop's common case
             t = token_ids[0]
             k = id_roles.get(t)
             if k is not None:
@@ -550,10 +576,20 @@ class StreamParser:
                 return
             self._bytes(data)
             return
-        if self._bulk(token_ids, arr):
+        tables = self._tables
+        got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), False)
+        if got is not None:  # many ids, all plain: their bytes in runs cut at the markers
+            runs, positions = got
+            for run, p in zip(runs, positions, strict=False):  # (runs: one more)
+                if run:
+                    self._bytes(run)
+                self._flush_bytes()
+                self._marker(id_roles[token_ids[p]])
+            if runs[-1]:
+                self._bytes(runs[-1])
             return
-        if arr is not None:
-            token_ids = arr.tolist()
+        if type(token_ids) is np.ndarray:
+            token_ids = token_ids.tolist()
         # Validate and group first, so that a bad id changes nothing.
         table = self._table
         drop = self._drop_ids
@@ -578,7 +614,12 @@ class StreamParser:
             run.append(data)
         if run:
             actions.append(b"".join(run))
-        self._act(actions)
+        for a in actions:
+            if type(a) is int:
+                self._flush_bytes()
+                self._marker(a)
+            else:
+                self._bytes(a)  # type: ignore[arg-type]
 
     def _other_id(self, t: Any) -> bytes:
         """The bytes of an ordinary token given as another integer type (a numpy integer, as the
@@ -592,62 +633,6 @@ class StreamParser:
         if data is None:
             raise InvalidTokenIdError(t, self._tables.tokenizer_name, self._size)
         return data
-
-    def _act(self, actions: list[bytes | int]) -> None:
-        """Read validated, grouped input: marker indexes and runs of ordinary tokens' bytes."""
-        for a in actions:
-            if type(a) is int:
-                self._flush_bytes()
-                self._marker(a)
-            else:
-                self._bytes(a)  # type: ignore[arg-type]
-
-    def _bulk(self, token_ids: Any, arr: Any) -> bool:
-        """Many ids at C speed: whether they were read (False: the per-token loop reads them).
-
-        Exactly what the per-token loop does, found in bulk: a long chunk (a list of integers or an
-        integer numpy array) is converted once and classified with the numpy kind table; the few
-        ids that are no ordinary token (markers, dropped tokens) split it into runs, and each run's
-        bytes are joined in one call from the byte table. The same grouped actions are read.
-        Anything else (an id out of range, a hole, a -1, a ``bool``, a non-integer) goes to the
-        loop, which raises or skips as it always did, before any state changes."""
-        # Below _BULK ids the per-token loop is as fast (its cost is the table lookups, not the loop).
-        if arr is None and (len(token_ids) < _BULK or (arr := _id_array(token_ids)) is None):
-            return False
-        tables = self._tables
-        kinds = tables.id_kinds
-        if kinds is None:
-            kinds = tables.load_kinds(self._tok)
-        if (arr.dtype.kind == "i" and arr.min() < 0) or arr.max() >= min(self._size, len(kinds)):
-            return False
-        odd = np.flatnonzero(kinds[arr]).tolist()  # markers, dropped tokens, holes: usually a handful
-        return self._read_runs(token_ids if type(token_ids) is list else arr.tolist(), odd)
-
-    def _read_runs(self, token_ids: list[Any], odd: list[int]) -> bool:
-        """Read ids that are all in range, given the positions of those that are no ordinary token;
-        False (nothing read) if one of those is a hole."""
-        table = self._table
-        n = len(token_ids)
-        if not odd:
-            self._bytes(b"".join(itemgetter(*token_ids)(table)) if n > 1 else table[token_ids[0]])  # type: ignore[arg-type]
-            return True
-        id_roles, drop = self._id_roles, self._drop_ids
-        actions: list[bytes | int] = []
-        start = 0
-        for p in odd:
-            t = token_ids[p]
-            k = id_roles.get(t)
-            if k is None and t not in drop:
-                return False  # a hole: the loop raises, before any state changes
-            if p > start:
-                actions.append(table[token_ids[start]] if p == start + 1 else _join(table, token_ids[start:p]))
-            if k is not None:
-                actions.append(k)
-            start = p + 1
-        if start < n:
-            actions.append(table[token_ids[start]] if n == start + 1 else _join(table, token_ids[start:]))
-        self._act(actions)
-        return True
 
     def _start_ids(self) -> None:
         """The first ids feed: fix the input mode, take the id tables, make the decoder and byte matcher."""
@@ -1190,20 +1175,9 @@ def _types_of(spec: Any) -> list[str]:
     return out
 
 
-def _join(table: tuple[bytes | None, ...], ids: list[int]) -> bytes:
-    """The bytes of two or more valid ordinary ids, back to back (one C-level gather and join)."""
-    return b"".join(itemgetter(*ids)(table))
-
-
-def _id_array(token_ids: list[Any] | tuple[Any, ...]) -> Any:
-    """Integer ids as a numpy ``uint32`` array (one C-speed conversion), or None where the
-    per-token loop must read them: a value that is no integer, is negative or over 32 bits, or
-    is a ``bool`` (``array`` takes those as 0 and 1; the loop refuses them)."""
-    try:
-        arr = np.frombuffer(array("I", token_ids), dtype=np.uint32)
-    except (TypeError, OverflowError, ValueError):
-        return None
-    small = np.flatnonzero(arr <= 1)
-    if len(small) and any(type(token_ids[i]) is bool for i in small.tolist()):
-        return None
-    return arr
+def _id_sequence(token_ids: Any) -> list[Any] | tuple[Any, ...]:
+    """Ids given as anything but a list, tuple or numpy array (a torch tensor, a numpy or Python
+    integer, an iterable) as a list or tuple."""
+    if hasattr(token_ids, "tolist"):  # torch tensors, numpy scalars
+        token_ids = token_ids.tolist()
+    return (token_ids,) if isinstance(token_ids, int) else list(token_ids)

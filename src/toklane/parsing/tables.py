@@ -28,10 +28,9 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..errors import MissingTokenError
 from ..streammatch import Automaton
+from .gather import IdTable
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -114,12 +113,13 @@ class Tables:
         "byte_automaton",
         "byte_roles",
         "drop_ids",
-        "id_kinds",
         "id_roles",
+        "id_table",
         "plain_texts",
         "roles",
         "special_ids",
         "text_automaton",
+        "text_in_bytes",
         "text_roles",
         "texts",
         "token_table",
@@ -172,10 +172,14 @@ class Tables:
         self.text_roles: tuple[int, ...] = tuple(range(n)) + (DROP,) * len(drop_texts)
         self.byte_automaton: Automaton[bytes] | None = Automaton(byte_patterns) if byte_patterns else None
         self.byte_roles: tuple[int, ...] = tuple(byte_roles)
+        # Per text-automaton pattern: whether ordinary tokens spelling it are read as that marker
+        # from ids too (a text marker); else only its special token is (a token marker, a dropped token).
+        in_bytes = set(byte_roles)
+        self.text_in_bytes: tuple[bool, ...] = tuple(r >= 0 and r in in_bytes for r in self.text_roles)
         self.vocab_size = tok.vocab_size
         self.token_table: tuple[bytes | None, ...] | None = None  # filled on the first ids feed
         self.plain_texts: list[str | bool | None] | None = None  # per id, on the first one-token ids feed
-        self.id_kinds: Any = None  # per id: ORDINARY, MARKER, DROPPED or HOLE (numpy int8), on the first long feed
+        self.id_table: IdTable | None = None  # on the first long ids feed
 
     def load_token_table(self, tok: Tokenizer) -> tuple[bytes | None, ...]:
         table = self.token_table
@@ -212,24 +216,16 @@ class Tables:
         self.plain_texts[t] = text  # type: ignore[index]
         return text
 
-    def load_kinds(self, tok: Tokenizer) -> Any:
-        """This format pair's kind of every id (numpy ``int8``: 0 for an ordinary token), built once,
-        on the first long ids feed: O(vocabulary) once, then shared."""
-        kinds = self.id_kinds
-        if kinds is None:
-            table = self.load_token_table(tok)
-            kinds = np.where(np.fromiter((b is None for b in table), dtype=np.bool_, count=len(table)), HOLE, ORDINARY)
-            kinds = kinds.astype(np.int8)
-            n = len(kinds)
-            kinds[[i for i in self.drop_ids if 0 <= i < n]] = DROPPED
-            kinds[[i for i in self.id_roles if 0 <= i < n]] = MARKER
-            kinds.flags.writeable = False
-            self.id_kinds = kinds
-        return kinds
-
-
-#: Kinds of ids in :attr:`Tables.id_kinds` (the precedence of the per-token path: marker, dropped, hole).
-ORDINARY, MARKER, DROPPED, HOLE = 0, 1, 2, 3
+    def load_id_table(self, tok: Tokenizer) -> IdTable:
+        """What :func:`toklane.parsing.gather.runs` reads for this format pair, made on its first
+        feed of many ids: the tokenizer's part once (O(vocabulary)), this pair's a copy of it."""
+        ids = self.id_table
+        if ids is None:
+            with _lock:
+                ids = self.id_table
+                if ids is None:
+                    ids = self.id_table = IdTable(tok, self.id_roles, self.drop_ids, self.vocab_size)
+        return ids
 
 
 _lock = threading.Lock()

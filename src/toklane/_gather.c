@@ -1,0 +1,181 @@
+/* toklane._gather: the bytes of many token ids in one pass (the compiled half of
+ * toklane.parsing.gather, which holds the pure-Python fallback and the contract).
+ *
+ * runs(ids, blob, entries, decode) reads a list or tuple of ids once. entries holds one
+ * Entry per id (native byte order): where its bytes start in blob, how many, and its kind.
+ *   - an ordinary id (kind 0) appends its bytes;
+ *   - a marker id (kind 1) ends the current run and records its position;
+ *   - a dropped id (kind 2), or -1 (a placeholder), is skipped (the runs on either side join);
+ *   - anything else (another kind; an id out of range; a value that is no exact int)
+ *     makes the call return None, and nothing it built is kept: the caller's per-token
+ *     loop then reads the ids and raises or skips exactly as it always does.
+ * It returns (runs, positions): len(runs) == len(positions) + 1, each run as bytes,
+ * or as str (UTF-8, invalid bytes replaced by U+FFFD) when decode is true.
+ * No Python code runs during the scan (exact ints only), so the sequence cannot change under it;
+ * every read from blob is bounds-checked, whatever entries holds.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The value of an exact int read straight from the object (PyLong_AsLong costs 5x more per id);
+ * LONG_MIN for one of more than 30 bits (out of range for any vocabulary). */
+static inline long
+id_value(PyObject *item)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyUnstable_Long_IsCompact((PyLongObject *)item))
+        return (long)PyUnstable_Long_CompactValue((PyLongObject *)item);
+    return LONG_MIN;
+#else
+    Py_ssize_t size = Py_SIZE(item);
+    if (size == 1)
+        return (long)((PyLongObject *)item)->ob_digit[0];
+    if (size == -1)
+        return -(long)((PyLongObject *)item)->ob_digit[0];
+    return size == 0 ? 0 : LONG_MIN;
+#endif
+}
+
+static PyObject *
+make_run(const char *data, Py_ssize_t size, int decode)
+{
+    if (decode)
+        return PyUnicode_DecodeUTF8(data, size, "replace");
+    return PyBytes_FromStringAndSize(data, size);
+}
+
+/* One entry per id: where its bytes start in blob, how many, and its kind (8 bytes: one load). */
+typedef struct {
+    uint32_t start;
+    uint16_t size;
+    uint8_t kind;
+    uint8_t pad;
+} Entry;
+
+/* Bytes a token is copied by, at once, when it is no longer (blob and the buffer have this much slack). */
+#define WORD 16
+
+static PyObject *
+gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "runs(ids, blob, entries, decode) takes 4 arguments");
+        return NULL;
+    }
+    PyObject *ids = args[0], *blob = args[1], *entries = args[2];
+    int decode = PyObject_IsTrue(args[3]);
+    if (decode < 0)
+        return NULL;
+    if (!PyList_CheckExact(ids) && !PyTuple_CheckExact(ids)) {
+        PyErr_SetString(PyExc_TypeError, "runs: ids must be a list or a tuple");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(blob) || !PyBytes_CheckExact(entries) || PyBytes_GET_SIZE(entries) % sizeof(Entry)) {
+        PyErr_SetString(PyExc_TypeError, "runs: blob must be bytes, entries bytes of 8-byte entries");
+        return NULL;
+    }
+    const char *bytes = PyBytes_AS_STRING(blob);
+    uint64_t blob_size = (uint64_t)PyBytes_GET_SIZE(blob);
+    const Entry *table = (const Entry *)PyBytes_AS_STRING(entries);
+    Py_ssize_t vocab = PyBytes_GET_SIZE(entries) / (Py_ssize_t)sizeof(Entry);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(ids);
+    PyObject **items = PySequence_Fast_ITEMS(ids);
+
+    Py_ssize_t cap = n * 6 + 64, size = 0, start = 0;
+    char *buf = PyMem_Malloc(cap + WORD);
+    PyObject *runs = PyList_New(0), *positions = PyList_New(0);
+    if (buf == NULL || runs == NULL || positions == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t p = 0; p < n; p++) {
+        PyObject *item = items[p];
+        if (!PyLong_CheckExact(item))
+            goto decline;
+        long t = id_value(item);
+        if (t < 0 || t >= vocab) {
+            if (t == -1) /* a placeholder of async scheduling: not a token yet */
+                continue;
+            goto decline;
+        }
+        Entry e = table[t];
+        if (e.kind == 0) {
+            if (size + e.size > cap) {
+                cap = 2 * (size + e.size);
+                char *grown = PyMem_Realloc(buf, cap + WORD);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+                buf = grown;
+            }
+            if (e.size <= WORD && (uint64_t)e.start + WORD <= blob_size)
+                memcpy(buf + size, bytes + e.start, WORD); /* a fixed-size copy: no call */
+            else if ((uint64_t)e.start + e.size <= blob_size)
+                memcpy(buf + size, bytes + e.start, e.size);
+            else
+                goto decline;
+            size += e.size;
+        }
+        else if (e.kind == 1) {
+            PyObject *run = make_run(buf + start, size - start, decode);
+            PyObject *pos = PyLong_FromSsize_t(p);
+            int bad = run == NULL || pos == NULL || PyList_Append(runs, run) || PyList_Append(positions, pos);
+            Py_XDECREF(run);
+            Py_XDECREF(pos);
+            if (bad)
+                goto fail;
+            start = size;
+        }
+        else if (e.kind != 2)
+            goto decline;
+    }
+    PyObject *last = make_run(buf + start, size - start, decode);
+    if (last == NULL || PyList_Append(runs, last)) {
+        Py_XDECREF(last);
+        goto fail;
+    }
+    Py_DECREF(last);
+    PyMem_Free(buf);
+    PyObject *result = PyTuple_Pack(2, runs, positions);
+    Py_DECREF(runs);
+    Py_DECREF(positions);
+    return result;
+
+decline:
+    PyMem_Free(buf);
+    Py_DECREF(runs);
+    Py_DECREF(positions);
+    Py_RETURN_NONE;
+fail:
+    PyMem_Free(buf);
+    Py_XDECREF(runs);
+    Py_XDECREF(positions);
+    return NULL;
+}
+
+static PyMethodDef gather_methods[] = {
+    {"runs", (PyCFunction)(void (*)(void))gather_runs, METH_FASTCALL,
+     "runs(ids, blob, entries, decode) -> (runs, marker positions) or None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyModuleDef_Slot gather_slots[] = {
+#if PY_VERSION_HEX >= 0x030C0000
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef gather_module = {
+    PyModuleDef_HEAD_INIT, "toklane._gather", "The bytes of many token ids in one pass (see toklane.parsing.gather).",
+    0, gather_methods, gather_slots, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__gather(void)
+{
+    return PyModuleDef_Init(&gather_module);
+}

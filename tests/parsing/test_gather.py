@@ -1,0 +1,126 @@
+"""The id reader (:func:`toklane.parsing.gather.runs`): the compiled reader and the numpy fallback
+against a plain per-id reference, on the bundled tokenizers' real byte tables."""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toklane
+from toklane.parsing import gather
+from toklane.parsing.gather import DROPPED, HOLE, MARKER, ORDINARY
+
+FORMATS = [("qwen3.6", {"reasoning": "qwen3", "tools": "hermes"}), ("o200k_harmony", {"reasoning": "gpt_oss"})]
+
+
+@functools.cache
+def _table(index: int) -> tuple[toklane.Tokenizer, gather.IdTable]:
+    name, fmt = FORMATS[index]
+    tok = toklane.load_tokenizer(name)
+    tables = toklane.get_parser(tok, **fmt)._tables
+    return tok, tables.load_id_table(tok)
+
+
+#: Ordinary text long enough to take any input past FALLBACK_MIN.
+_WORDS = " ".join(f"{i} é{i}" for i in range(gather.FALLBACK_MIN))
+FILLER = [toklane.load_tokenizer(name).encode(_WORDS) for name, _ in FORMATS]
+
+
+def reference(ids: list[Any], table: gather.IdTable, decode: bool) -> tuple[list[Any], list[int]] | None:
+    """One id at a time: what ``runs`` must return (None where the per-token loop must read them)."""
+    kinds = table.kind_array
+    runs: list[bytes] = [b""]
+    positions = []
+    for p, t in enumerate(ids):
+        if t == -1 and type(t) is int:  # a placeholder: skipped
+            continue
+        if type(t) is not int or not 0 <= t < len(kinds):
+            return None
+        kind = kinds[t]
+        if kind == ORDINARY:
+            runs[-1] += table.table[t]  # type: ignore[operator]
+        elif kind == MARKER:
+            positions.append(p)
+            runs.append(b"")
+        elif kind != DROPPED:
+            return None
+    return ([r.decode(errors="replace") for r in runs] if decode else runs), positions
+
+
+def _interesting(table: gather.IdTable) -> list[int]:
+    kinds = table.kind_array
+    last = int(np.argmax(np.frombuffer(table.entries, dtype=gather._ENTRY)["start"]))  # reads up to the slack
+    longest = max(range(len(table.table)), key=lambda i: len(table.table[i] or b""))
+    return [
+        *np.flatnonzero(kinds == MARKER)[:6].tolist(),
+        *np.flatnonzero(kinds == DROPPED)[:6].tolist(),
+        *np.flatnonzero(kinds == HOLE)[:2].tolist(),
+        last,
+        longest,
+        0,
+        len(kinds) - 1,
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(FORMATS)), ids=[f[0] for f in FORMATS])
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_runs_equal_the_reference(index: int, data: st.DataObject) -> None:
+    tok, table = _table(index)
+    special = _interesting(table)
+    ordinary = st.integers(0, len(table.kind_array) - 1)
+    fragments = st.sampled_from([*tok.encode("héllo 日本語 🙂 x"), tok.vocab_size - 1])
+    big = [-(2**40), -(2**30), 2**31, 2**70, len(table.kind_array)]
+    odd = st.sampled_from([-1, -2, *big, True, False, 1.0, "7", np.int64(5)])
+    item = st.one_of(ordinary, fragments, st.sampled_from(special), odd) if data.draw(st.booleans()) else ordinary
+    ids = data.draw(st.lists(st.one_of(ordinary, st.sampled_from(special), fragments, item), max_size=400))
+    ids = ids + FILLER[index] if data.draw(st.booleans()) else ids  # past FALLBACK_MIN
+    plain = all(type(i) is int for i in ids)  # (the fallback also reads numpy integers, as the loop does)
+    for decode in (False, True):
+        want = reference(ids, table, decode)
+        for form in (ids, tuple(ids)):
+            if gather.NATIVE:
+                assert gather.runs(form, table, decode) == want
+            if plain and -1 not in ids:  # the fallback declines short inputs and -1, and reads long ones
+                assert gather._fallback_runs(form, table, decode) == (want if len(ids) >= gather.FALLBACK_MIN else None)
+        if want is not None and len(ids) >= gather.FALLBACK_MIN and -1 not in ids:
+            assert gather.runs(np.array(ids, dtype=np.int64), table, decode) == want
+
+
+def test_runs_refuses_what_it_cannot_read() -> None:
+    _, table = _table(0)
+    for ids in (iter([1, 2]), {1: 2}, "12", 5):
+        assert gather.runs(ids, table, False) is None
+    assert gather.runs(np.array([[1, 2]] * 300), table, False) is None  # 2-D
+    assert gather.runs(np.array([1.0] * 300), table, False) is None
+    assert gather.runs(np.array([-1] * 300), table, False) is None
+    assert gather.runs([], table, True) == ([""], []) or not gather.NATIVE
+    if gather.NATIVE:
+        from toklane._gather import runs
+
+        with pytest.raises(TypeError):
+            runs([1], table.blob, table.entries + b"x", False)  # not whole entries
+        with pytest.raises(TypeError):
+            runs(iter([1]), table.blob, table.entries, False)
+        # entries pointing past the blob are declined, never read
+        bad = np.frombuffer(table.entries, dtype=gather._ENTRY).copy()
+        bad["start"][5] = len(table.blob)
+        assert runs([5], table.blob, bad.tobytes(), False) is None
+
+
+def test_the_compiled_reader_is_built() -> None:
+    """The dev install (README) compiles toklane._gather; a silent fallback would leave it untested.
+    TOKLANE_PURE_PYTHON=1 turns it off."""
+    assert gather.NATIVE, "toklane._gather did not build: is a C compiler installed? (pip install -e . builds it)"
+    code = "from toklane.parsing import gather; print(gather.NATIVE)"
+    env = {**os.environ, "TOKLANE_PURE_PYTHON": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
