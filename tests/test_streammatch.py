@@ -146,3 +146,25 @@ def test_bad_patterns():
         Automaton([""])
     with pytest.raises(TypeError):
         Automaton(["a", b"b"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    patterns=st.lists(st.text(alphabet="ab<>/", min_size=1, max_size=5), min_size=1, max_size=4, unique=True),
+    before=st.text(alphabet="ab<>/x", max_size=6),
+    chunk=st.text(alphabet="ab<>/x", max_size=8),
+)
+def test_passes_means_the_chunk_is_plain_text(patterns, before, chunk):
+    """passes(chunk): nothing pending and no pattern starts in it -- exactly when search reads the
+    chunk without a match and leaves the matcher at the root; it never changes the state."""
+    m = StreamMatcher(patterns)
+    pos = 0
+    while (hit := m.search(before, pos)) is not None:
+        pos = hit.end
+    state = m.partial
+    ok = m.passes(chunk)
+    assert m.partial == state
+    if ok:
+        assert m.search(chunk) is None and m.partial == 0
+    else:
+        assert state or any(c in {p[0] for p in patterns} for c in chunk)

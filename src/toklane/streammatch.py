@@ -114,6 +114,10 @@ class Automaton(Generic[S]):
         else:
             self._skip = re.compile("[" + "".join(re.escape(c) for c in sorted(firsts)) + "]")  # type: ignore[arg-type]
 
+    def may_start(self, text: S) -> bool:
+        """Whether some pattern's first symbol is in ``text`` (one C-speed scan)."""
+        return self._skip.search(text) is not None  # type: ignore[arg-type]
+
     def find_all(self, text: S) -> list[tuple[int, int, int]] | None:
         """Every match in a whole ``text`` as ``(pattern, start, end)`` -- what a matcher fed
         ``text`` alone reports -- by the compiled scan; None when that scan is not exact for these
@@ -179,6 +183,11 @@ class StreamMatcher(Generic[S]):
 
     def reset(self) -> None:
         self._state = 0
+
+    def passes(self, chunk: S) -> bool:
+        """Whether ``chunk`` reads as plain text: no pattern is pending and none starts in it (one
+        C-speed scan for the patterns' first symbols). The state is unchanged either way."""
+        return not self._state and not self._auto.may_start(chunk)
 
     def find_all(self, chunk: S, final: bool = False) -> list[tuple[int, int, int]] | None:
         """Every match in ``chunk`` as ``(pattern, start, end)``, the state left as :meth:`search`

@@ -207,7 +207,7 @@ class StreamParser:
     _bhold = b""  # bytes held back (they may start a text marker)
     _split = False  # the decoder holds the first bytes of a character
     _ids: bool | None = None  # which input the stream uses, fixed by the first feed
-    _plain_ids = False  # reading ids, with no text markers (a token's text is read as it is)
+    _plain_ids = False  # reading ids (a token's text is read as it is unless it may start a text marker)
     _fast = False  # _plain_ids, not finished and no split character pending: feed's one-token path applies
     _fused = False  # the machine defines _step(text) -> Delta: _text + _take fused for that path
     _done = False
@@ -286,10 +286,11 @@ class StreamParser:
     # ------------------------------------------------------------------ public
     def feed(self, text: str | None = None, token_ids: Any = None) -> Delta:
         """Parse the next piece of output; return what it made certain."""
-        # The decode loop's step: one ordinary token whose bytes are whole characters, in a stream
-        # already reading ids with no text markers -- its text read directly (_fast: such a stream,
-        # not finished, with no character split across tokens pending). Each token is decoded once
-        # per format pair (Tables.load_plain_texts), not once per step.
+        # The decode loop's step: one ordinary token whose bytes are whole characters and hold no
+        # text marker's first byte, in a stream already reading ids with no text marker pending
+        # (_bhold) -- its text read directly (_fast: such a stream, not finished, with no character
+        # split across tokens pending). Each token is decoded once per format pair
+        # (Tables.load_plain_texts), not once per step.
         if token_ids is not None and type(token_ids) is list and len(token_ids) == 1 and self._fast:
             t = token_ids[0]
             if type(t) is int and t >= 0:
@@ -299,7 +300,7 @@ class StreamParser:
                     text = False
                 if text is None:
                     text = self._tables.learn_text(t)
-                if text:
+                if text and not self._bhold:
                     if self._fused:
                         return self._step(text)  # type: ignore[arg-type]
                     self._text(text)  # type: ignore[arg-type]
@@ -490,6 +491,9 @@ class StreamParser:
         m = self._tm
         if m is None:
             m = self._tm = self._tables.text_automaton.matcher()
+        if len(text) < _SCAN and m.passes(text):  # (the common token: nothing held, no marker's first character)
+            self._text(text)
+            return
         roles = self._tables.text_roles
         hold = self._hold
         if len(text) >= _SCAN:  # (the held text is the matcher's partial pattern: rescanned from the root)
@@ -645,9 +649,8 @@ class StreamParser:
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         if tables.byte_automaton is not None:
             self._bm = tables.byte_automaton.matcher()
-        else:
-            self._plain_ids = self._fast = True
-            self._texts = tables.load_plain_texts(self._tok)
+        self._plain_ids = self._fast = True
+        self._texts = tables.load_plain_texts(self._tok)
 
     def _decode(self, data: bytes, final: bool = False) -> str:
         """UTF-8 text of ``data``; an unfinished character at the end waits for its next bytes
@@ -667,7 +670,7 @@ class StreamParser:
 
     def _bytes(self, data: bytes) -> None:
         bm = self._bm
-        if bm is None:
+        if bm is None or (len(data) < _SCAN and bm.passes(data)):  # (the common token: no marker byte)
             text = self._decode(data)
             if text:
                 self._text(text)

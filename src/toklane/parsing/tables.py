@@ -207,10 +207,11 @@ class Tables:
 
     def learn_text(self, t: int) -> str | bool:
         """Decode token ``t`` (in range, no marker, not yet read) into :attr:`plain_texts`: its text,
-        or ``False`` for bytes that are no whole characters, a hole or an empty token."""
+        or ``False`` for bytes that are no whole characters, a hole, an empty token, or bytes that
+        may start a text marker (the byte matcher reads those)."""
         data = self.token_table[t]  # type: ignore[index]  # loaded with plain_texts
         text: str | bool = False
-        if data:
+        if data and (self.byte_automaton is None or not self.byte_automaton.may_start(data)):
             with contextlib.suppress(UnicodeDecodeError):
                 text = data.decode()
         self.plain_texts[t] = text  # type: ignore[index]
