@@ -1,7 +1,8 @@
 """get_parser's prototypes: a warm ``get_parser`` copies the starting state of a parser built with the
-same arguments into a blank parser. Checked on every format of the conformance corpus: the copy starts
-equal to a parser built from scratch, keeps no state in common with any other parser, and parsers
-copied from one prototype read interleaved streams as separate parsers do."""
+same arguments into a blank parser (and gives it the request's ``tools_schema``, if any). Checked on
+every format of the conformance corpus: the copy starts equal to a parser built from scratch, keeps no
+state in common with any other parser, and parsers copied from one prototype read interleaved streams
+as separate parsers do."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from toklane.parsing.api import _PROTOTYPES, _combo, _keep_prototype
 
 FORMATS = sorted({(s.tokenizer, s.reasoning or "", s.tools or "") for s in SUITES})
 ARGS = [(thinking, stream) for thinking in (None, True, False) for stream in (False, True)]
+SCHEMA = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]
 
 
 def _none(name: str) -> str | None:
@@ -38,6 +40,12 @@ def test_every_format_copies_a_prototype_equal_to_a_built_parser(tok_name: str, 
         assert type(copy) is type(built)
         assert copy.__dict__ == built.__dict__
         assert copy.__dict__ is not first.__dict__
+        for unknown in ("keep", "drop"):  # a request's schema: a copy, checked and given the schema
+            opts = {"thinking": thinking, "stream_arguments": stream, "unknown_tools": unknown}
+            got = toklane.get_parser(tok, r, t, SCHEMA, **opts)
+            want = combo.cls.build(tok, first._tables, combo.rfmt, combo.tfmt, SCHEMA, thinking, stream, unknown)
+            assert type(got) is type(want)
+            assert got.__dict__ == want.__dict__
 
 
 def _deltas_to_result(deltas: list[Any]) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from ..tokenizer import Tokenizer, load_tokenizer
 from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
 from .harmony import HarmonyParser
+from .schema import validate_tools_schema
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
 from .tables import Tables, tables_for
 from .types import ParseResult
@@ -233,7 +234,7 @@ def get_parser(
     :class:`toklane.MissingTokenError`; an unknown format name,
     :class:`toklane.UnknownFormatError`.
     """
-    if tools_schema is None and type(tokenizer) is Tokenizer:  # warm: copy the prototype of these arguments
+    if type(tokenizer) is Tokenizer:  # warm: copy the prototype of these arguments
         key = (reasoning, tools, thinking, stream_arguments, unknown_tools)
         try:
             cls, state = tokenizer._toklane_parsers[key]  # type: ignore[attr-defined]
@@ -242,21 +243,35 @@ def get_parser(
         else:
             parser = cls()
             parser.__dict__ = state.copy()
+            if tools_schema is not None:
+                _give_schema(parser, tools_schema, unknown_tools)
             return parser
-    return _build_parser(tokenizer, reasoning, tools, tools_schema, thinking, stream_arguments, unknown_tools)
+    parser = _build_parser(tokenizer, reasoning, tools, thinking, stream_arguments, unknown_tools)
+    if tools_schema is not None:
+        _give_schema(parser, tools_schema, unknown_tools)
+    return parser
+
+
+def _give_schema(parser: StreamParser, tools_schema: Any, unknown_tools: str) -> None:
+    """What ``_setup`` does with a request's ``tools_schema`` (nothing else it sets depends on one):
+    check it, keep it, and apply ``unknown_tools`` (which needs one). A parser with a schema is thus
+    a prototype copy too (its own validation is all it adds)."""
+    validate_tools_schema(tools_schema)  # malformed schemas fail here, not mid-stream
+    parser._schema = tools_schema
+    if unknown_tools != "keep":
+        parser._unknown = unknown_tools
 
 
 def _build_parser(
     tokenizer: Any,
     reasoning: str | None,
     tools: str | None,
-    tools_schema: Any,
     thinking: bool | None,
     stream_arguments: bool,
     unknown_tools: str,
 ) -> StreamParser:
-    """:func:`get_parser` without a prototype: names resolved, tables found or built, the parser built
-    (and kept as the prototype of these arguments where it can be). A function of its own: its closure
+    """:func:`get_parser` without a prototype or a schema: names resolved, tables found or built, the
+    parser built (and kept as the prototype of these arguments where it can be). A function of its own: its closure
     would make every get_parser call set up cells."""
     tok = tokenizer if type(tokenizer) is Tokenizer else load_tokenizer(tokenizer)
     combo = _COMBOS.get((reasoning, tools))
@@ -269,10 +284,9 @@ def _build_parser(
         tables = tables_for(tok, combo, lambda: _build_tables(tok, rfmt, tfmt))
     if unknown_tools != "keep" and unknown_tools not in UNKNOWN_TOOLS:
         raise ValueError(f"unknown_tools must be one of {', '.join(map(repr, UNKNOWN_TOOLS))}, not {unknown_tools!r}")
-    parser = combo.cls.build(tok, tables, rfmt, tfmt, tools_schema, thinking, stream_arguments, unknown_tools)
+    parser = combo.cls.build(tok, tables, rfmt, tfmt, None, thinking, stream_arguments, unknown_tools)
     if (
-        tools_schema is None
-        and tok is tokenizer
+        tok is tokenizer
         and (thinking is None or thinking is True or thinking is False)
         and (stream_arguments is True or stream_arguments is False)
     ):
