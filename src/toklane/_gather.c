@@ -1,11 +1,11 @@
 /* toklane._gather: the bytes of many token ids in one pass (the compiled half of
- * toklane.parsing.gather, which holds the pure-Python fallback and the contract).
+ * toklane.gather, which holds the pure-Python fallback and the contract).
  *
- * runs(ids, blob, entries, decode) reads a list or tuple of ids once. entries holds one
+ * runs(ids, blob, entries, decode, placeholders) reads a list or tuple of ids once. entries holds one
  * Entry per id (native byte order): where its bytes start in blob, how many, and its kind.
  *   - an ordinary id (kind 0) appends its bytes;
  *   - a marker id (kind 1) ends the current run and records its position;
- *   - a dropped id (kind 2), or -1 (a placeholder), is skipped (the runs on either side join);
+ *   - a dropped id (kind 2), or -1 when placeholders is true, is skipped (the runs on either side join);
  *   - anything else (another kind; an id out of range; a value that is no exact int)
  *     makes the call return None, and nothing it built is kept: the caller's per-token
  *     loop then reads the ids and raises or skips exactly as it always does.
@@ -60,13 +60,13 @@ typedef struct {
 static PyObject *
 gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "runs(ids, blob, entries, decode) takes 4 arguments");
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "runs(ids, blob, entries, decode, placeholders) takes 5 arguments");
         return NULL;
     }
     PyObject *ids = args[0], *blob = args[1], *entries = args[2];
-    int decode = PyObject_IsTrue(args[3]);
-    if (decode < 0)
+    int decode = PyObject_IsTrue(args[3]), placeholders = PyObject_IsTrue(args[4]);
+    if (decode < 0 || placeholders < 0)
         return NULL;
     if (!PyList_CheckExact(ids) && !PyTuple_CheckExact(ids)) {
         PyErr_SetString(PyExc_TypeError, "runs: ids must be a list or a tuple");
@@ -96,7 +96,7 @@ gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto decline;
         long t = id_value(item);
         if (t < 0 || t >= vocab) {
-            if (t == -1) /* a placeholder of async scheduling: not a token yet */
+            if (t == -1 && placeholders) /* a placeholder of async scheduling: not a token yet */
                 continue;
             goto decline;
         }
@@ -158,7 +158,7 @@ fail:
 
 static PyMethodDef gather_methods[] = {
     {"runs", (PyCFunction)(void (*)(void))gather_runs, METH_FASTCALL,
-     "runs(ids, blob, entries, decode) -> (runs, marker positions) or None"},
+     "runs(ids, blob, entries, decode, placeholders) -> (runs, marker positions) or None"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -170,7 +170,7 @@ static PyModuleDef_Slot gather_slots[] = {
 };
 
 static struct PyModuleDef gather_module = {
-    PyModuleDef_HEAD_INIT, "toklane._gather", "The bytes of many token ids in one pass (see toklane.parsing.gather).",
+    PyModuleDef_HEAD_INIT, "toklane._gather", "The bytes of many token ids in one pass (see toklane.gather).",
     0, gather_methods, gather_slots, NULL, NULL, NULL,
 };
 

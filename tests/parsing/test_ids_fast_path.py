@@ -1,5 +1,5 @@
 """The bulk token-id path (long ``feed(token_ids=...)``/``parse(token_ids=...)``, read by
-:mod:`toklane.parsing.gather`) reads exactly what the per-token path reads -- with the compiled reader
+:mod:`toklane.gather`) reads exactly what the per-token path reads -- with the compiled reader
 and with the numpy fallback (every test here runs with each).
 
 Outputs are built from marker ids, dropped special ids, ordinary ids, byte-fragment ids that split UTF-8
@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
-from toklane.parsing import gather
-from toklane.parsing.gather import FALLBACK_MIN as _BULK
+from toklane import gather
+from toklane.gather import FALLBACK_MIN as _BULK
 
 from .helpers import byte_ids, norm, stream
 

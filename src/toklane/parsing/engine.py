@@ -41,8 +41,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import gather
 from ..errors import InvalidTokenIdError
-from . import gather
 from .block import FAILED, OPEN, WS, Body
 from .bodies.json_calls import JsonCalls, plain_call
 from .schema import validate_tools_schema

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MissingTokenError
+from ..gather import IdTable
 from ..streammatch import Automaton
-from .gather import IdTable
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -218,7 +218,7 @@ class Tables:
         return text
 
     def load_id_table(self, tok: Tokenizer) -> IdTable:
-        """What :func:`toklane.parsing.gather.runs` reads for this format pair, made on its first
+        """What :func:`toklane.gather.runs` reads for this format pair, made on its first
         feed of many ids: the tokenizer's part once (O(vocabulary)), this pair's a copy of it."""
         ids = self.id_table
         if ids is None:

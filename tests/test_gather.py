@@ -1,4 +1,4 @@
-"""The id reader (:func:`toklane.parsing.gather.runs`): the compiled reader and the numpy fallback
+"""The id reader (:func:`toklane.gather.runs`): the compiled reader and the numpy fallback
 against a plain per-id reference, on the bundled tokenizers' real byte tables."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
-from toklane.parsing import gather
-from toklane.parsing.gather import DROPPED, HOLE, MARKER, ORDINARY
+from toklane import gather
+from toklane.gather import DROPPED, HOLE, MARKER, ORDINARY
 
 FORMATS = [("qwen3.6", {"reasoning": "qwen3", "tools": "hermes"}), ("o200k_harmony", {"reasoning": "gpt_oss"})]
 
@@ -34,13 +34,15 @@ _WORDS = " ".join(f"{i} é{i}" for i in range(gather.FALLBACK_MIN))
 FILLER = [toklane.load_tokenizer(name).encode(_WORDS) for name, _ in FORMATS]
 
 
-def reference(ids: list[Any], table: gather.IdTable, decode: bool) -> tuple[list[Any], list[int]] | None:
+def reference(
+    ids: list[Any], table: gather.IdTable, decode: bool, placeholders: bool = True
+) -> tuple[list[Any], list[int]] | None:
     """One id at a time: what ``runs`` must return (None where the per-token loop must read them)."""
     kinds = table.kind_array
     runs: list[bytes] = [b""]
     positions = []
     for p, t in enumerate(ids):
-        if t == -1 and type(t) is int:  # a placeholder: skipped
+        if t == -1 and type(t) is int and placeholders:  # a placeholder: skipped
             continue
         if type(t) is not int or not 0 <= t < len(kinds):
             return None
@@ -89,6 +91,7 @@ def test_runs_equal_the_reference(index: int, data: st.DataObject) -> None:
         for form in (ids, tuple(ids)):
             if gather.NATIVE:
                 assert gather.runs(form, table, decode) == want
+                assert gather.runs(form, table, decode, False) == reference(ids, table, decode, False)
             if plain and -1 not in ids:  # the fallback declines short inputs and -1, and reads long ones
                 assert gather._fallback_runs(form, table, decode) == (want if len(ids) >= gather.FALLBACK_MIN else None)
         if want is not None and len(ids) >= gather.FALLBACK_MIN and -1 not in ids:
@@ -107,20 +110,20 @@ def test_runs_refuses_what_it_cannot_read() -> None:
         from toklane._gather import runs
 
         with pytest.raises(TypeError):
-            runs([1], table.blob, table.entries + b"x", False)  # not whole entries
+            runs([1], table.blob, table.entries + b"x", False, True)  # not whole entries
         with pytest.raises(TypeError):
-            runs(iter([1]), table.blob, table.entries, False)
+            runs(iter([1]), table.blob, table.entries, False, True)
         # entries pointing past the blob are declined, never read
         bad = np.frombuffer(table.entries, dtype=gather._ENTRY).copy()
         bad["start"][5] = len(table.blob)
-        assert runs([5], table.blob, bad.tobytes(), False) is None
+        assert runs([5], table.blob, bad.tobytes(), False, True) is None
 
 
 def test_the_compiled_reader_is_built() -> None:
     """The dev install (README) compiles toklane._gather; a silent fallback would leave it untested.
     TOKLANE_PURE_PYTHON=1 turns it off."""
     assert gather.NATIVE, "toklane._gather did not build: is a C compiler installed? (pip install -e . builds it)"
-    code = "from toklane.parsing import gather; print(gather.NATIVE)"
+    code = "from toklane import gather; print(gather.NATIVE)"
     env = {**os.environ, "TOKLANE_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

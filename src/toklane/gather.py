@@ -1,9 +1,10 @@
-"""Many token ids to their bytes (or text) in one pass: the id reader of whole outputs and long feeds.
+"""Many token ids to their bytes (or text) in one pass: the id reader behind ``Tokenizer.decode``,
+whole outputs parsed from ids and long ids feeds.
 
 :func:`runs` reads a sequence of ids once and returns the bytes of its ordinary tokens as *runs*
 cut at the marker ids, with the markers' positions. Dropped ids (special tokens that are no
-marker) and ``-1`` placeholders are skipped, so the runs on either side join, as the per-token
-loop joins them. Anything the per-token loop must judge itself -- a hole, an id out of range, a
+marker) and ``-1`` placeholders (unless told otherwise) are skipped, so the runs on either side
+join, as the per-token loop joins them. Anything the per-token loop must judge itself -- a hole, an id out of range, a
 ``bool``, a value that is no plain ``int`` -- makes :func:`runs` return ``None``, keeping nothing
 it built: the caller's loop then raises or skips exactly as it always does.
 
@@ -31,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from ..tokenizer import Tokenizer
+    from .tokenizer import Tokenizer
 
 try:
     if os.environ.get("TOKLANE_PURE_PYTHON", "") not in ("", "0"):
         raise ImportError("TOKLANE_PURE_PYTHON is set")
-    from .._gather import runs as _native_runs
+    from ._gather import runs as _native_runs
 except ImportError:  # no compiler at install time, or the fallback asked for
     _native_runs = None
 
@@ -105,16 +106,17 @@ SLACK = 16
 _ENTRY = np.dtype([("start", "=u4"), ("size", "=u2"), ("kind", "u1"), ("pad", "u1")])
 
 
-def runs(ids: Any, table: IdTable, decode: bool) -> tuple[list[Any], list[int]] | None:
+def runs(ids: Any, table: IdTable, decode: bool, placeholders: bool = True) -> tuple[list[Any], list[int]] | None:
     """``(runs, positions)`` for ``ids`` (a list, a tuple or a numpy array): the bytes of
     the ordinary tokens, cut at each marker id (``positions``: where the markers are;
     ``len(runs) == len(positions) + 1``), as ``bytes`` -- or as ``str`` when ``decode`` (each run
     decoded on its own, invalid UTF-8 replaced by U+FFFD). ``None`` when the per-token loop must
     read the ids (see the module docstring; the fallback also declines fewer than
-    :data:`FALLBACK_MIN` ids)."""
+    :data:`FALLBACK_MIN` ids, and ``-1``). ``placeholders``: whether ``-1`` is skipped (as a
+    parser does) or declined (as ``decode`` does: it is no token)."""
     if type(ids) is list or type(ids) is tuple:
         if _native_runs is not None:
-            return _native_runs(ids, table.blob, table.entries, decode)
+            return _native_runs(ids, table.blob, table.entries, decode, placeholders)
     elif type(ids) is not np.ndarray:
         return None
     return _fallback_runs(ids, table, decode)
