@@ -11,8 +11,9 @@
  *     loop then reads the ids and raises or skips exactly as it always does.
  * It returns (runs, positions): len(runs) == len(positions) + 1, each run as bytes,
  * or as str (UTF-8, invalid bytes replaced by U+FFFD) when decode is true.
- * No Python code runs during the scan (exact ints only), so the sequence cannot change under it;
- * every read from blob is bounds-checked, whatever entries holds.
+ * Between markers no Python code can run (exact ints only, no allocation), so the sequence cannot
+ * change under the scan; after each marker's allocations it is read afresh. Every read from blob
+ * is bounds-checked, whatever entries holds.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -81,8 +82,6 @@ gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     const Entry *table = (const Entry *)PyBytes_AS_STRING(entries);
     Py_ssize_t vocab = PyBytes_GET_SIZE(entries) / (Py_ssize_t)sizeof(Entry);
     Py_ssize_t n = PySequence_Fast_GET_SIZE(ids);
-    PyObject **items = PySequence_Fast_ITEMS(ids);
-
     Py_ssize_t cap = n * 6 + 64, size = 0, start = 0;
     char *buf = PyMem_Malloc(cap + WORD);
     PyObject *runs = PyList_New(0), *positions = PyList_New(0);
@@ -90,6 +89,9 @@ gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_NoMemory();
         goto fail;
     }
+    /* (read after the allocations above, which may run the garbage collector: see below) */
+    n = PySequence_Fast_GET_SIZE(ids);
+    PyObject **items = PySequence_Fast_ITEMS(ids);
     for (Py_ssize_t p = 0; p < n; p++) {
         PyObject *item = items[p];
         if (!PyLong_CheckExact(item))
@@ -128,6 +130,11 @@ gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             if (bad)
                 goto fail;
             start = size;
+            /* Allocating may run the garbage collector, and a finalizer may change the list: read
+             * its items and length afresh (a marker is rare; the loop over ordinary ids allocates
+             * nothing). */
+            items = PySequence_Fast_ITEMS(ids);
+            n = PySequence_Fast_GET_SIZE(ids);
         }
         else if (e.kind != 2)
             goto decline;
