@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -54,6 +55,7 @@ def test_decode_equals_the_backend(name: str, data: st.DataObject) -> None:
         want = tok._backend.decode(ids, skip)
         assert tok.decode(ids, skip) == want
         assert tok.decode(tuple(ids), skip) == want
+        assert tok.decode(np.array(ids), "yes" if skip else 0) == want  # (any truthy flag, arrays too)
         uses_reader = isinstance(tok._backend, RankedBPEBackend)
         assert isinstance(tok._decode_readers[skip], gather.IdTable) == uses_reader
 

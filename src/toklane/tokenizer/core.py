@@ -293,10 +293,13 @@ class Tokenizer:
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = False) -> str:
         """Text of ``ids``; invalid UTF-8 becomes U+FFFD. Out-of-range ids raise
         :class:`toklane.InvalidTokenIdError`."""
+        if hasattr(ids, "tolist"):  # numpy arrays, torch tensors
+            ids = ids.tolist()
         if (type(ids) is list or type(ids) is tuple) and len(ids) >= _DECODE_BULK and gather.NATIVE:
-            reader = self._decode_readers[skip_special_tokens]
+            skip = 1 if skip_special_tokens else 0
+            reader = self._decode_readers[skip]
             if reader is None:
-                reader = self._decode_reader(skip_special_tokens, len(ids))
+                reader = self._decode_reader(skip, len(ids))
             if reader:
                 got = gather.runs(ids, reader, True, False)
                 if got is not None:  # (else: an id the backend path refuses or reads itself)
@@ -310,9 +313,9 @@ class Tokenizer:
             bad = next(i for i in checked if type(i) is not int)
             raise InvalidTokenIdError(bad, self.name, self._vocab_size) from None
 
-    def _decode_reader(self, skip_special_tokens: bool, n: int) -> gather.IdTable | bool | None:
-        """The compiled id reader's table for :meth:`decode` (made once per flag): every token's bytes,
-        special tokens dropped when skipped. Only where decoding is joining token bytes -- ranked-BPE
+    def _decode_reader(self, skip: int, n: int) -> gather.IdTable | bool | None:
+        """The compiled id reader's table for :meth:`decode` (made once per ``skip``, 0 or 1): every
+        token's bytes, special tokens dropped when skipped. Only where decoding is joining token bytes -- ranked-BPE
         backends (tiktoken's and quicktok's vocabularies); False elsewhere (HF ``tokenizers``
         decoders may do more than join). None (not yet) while the vocabulary's byte table is unbuilt
         and fewer than :data:`_DECODE_AMORTIZE` ids were decoded: building it (0.1-0.4 s, shared with
@@ -323,9 +326,9 @@ class Tokenizer:
             self._decoded += n  # (unlocked: an approximate count is enough)
             return None
         else:
-            drop = [i for i, special in self._special_flag.items() if special] if skip_special_tokens else []
+            drop = [i for i, special in self._special_flag.items() if special] if skip else []
             reader = gather.IdTable(self, (), drop, self._vocab_size)
-        self._decode_readers[skip_special_tokens] = reader
+        self._decode_readers[skip] = reader
         return reader
 
     def decode_batch(self, batch: Iterable[Sequence[int]], skip_special_tokens: bool = False) -> list[str]:
