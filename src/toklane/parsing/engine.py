@@ -335,7 +335,7 @@ class StreamParser:
             raise RuntimeError("this parser has finished; use a new one per request")
         hits = None
         if token_ids is not None:
-            if type(token_ids) is not list and type(token_ids) is not tuple and type(token_ids) is not np.ndarray:
+            if type(token_ids) is not list and type(token_ids) is not tuple and not _flat_array(token_ids):
                 token_ids = _id_sequence(token_ids)
             text, hits = self._ids_as_text(token_ids) if self._ids is None else (None, None)
             if hits is None:
@@ -543,7 +543,7 @@ class StreamParser:
         return pos
 
     def _feed_ids(self, token_ids: Any) -> None:
-        if type(token_ids) is not list and type(token_ids) is not tuple and type(token_ids) is not np.ndarray:
+        if type(token_ids) is not list and type(token_ids) is not tuple and not _flat_array(token_ids):
             token_ids = _id_sequence(token_ids)
         if not len(token_ids):
             return
@@ -1178,9 +1178,14 @@ def _types_of(spec: Any) -> list[str]:
     return out
 
 
+def _flat_array(token_ids: Any) -> bool:
+    """Whether ``token_ids`` is a 1-D numpy array (read as it is; the id reader's fallback takes it)."""
+    return type(token_ids) is np.ndarray and token_ids.ndim == 1
+
+
 def _id_sequence(token_ids: Any) -> list[Any] | tuple[Any, ...]:
-    """Ids given as anything but a list, tuple or numpy array (a torch tensor, a numpy or Python
-    integer, an iterable) as a list or tuple."""
+    """Ids given as anything but a list, tuple or 1-D numpy array (a torch tensor, another array, a
+    numpy or Python integer, an iterable) as a list or tuple."""
     if hasattr(token_ids, "tolist"):  # torch tensors, numpy scalars
         token_ids = token_ids.tolist()
     return (token_ids,) if isinstance(token_ids, int) else list(token_ids)
