@@ -219,3 +219,11 @@ def test_whole_ids_where_the_text_would_read_other_markers(extra: str) -> None:
     ):
         expect = _feed(tok, {"reasoning": "qwen3"}, [[i] for i in ids])
         assert norm(toklane.parse(tok, token_ids=ids, reasoning="qwen3")) == expect
+
+
+def test_one_id_as_a_zero_dimensional_array() -> None:
+    tok, fmt, markers, _, _, filler = _setup(0)
+    for t in (filler[0], markers[0]):
+        want = norm(toklane.parse(tok, token_ids=[t], **fmt))
+        assert norm(toklane.parse(tok, token_ids=np.array(t), **fmt)) == want
+        assert _feed(tok, fmt, [np.array(t)]) == want
