@@ -12,7 +12,6 @@ from ..tokenizer import Tokenizer, load_tokenizer
 from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
 from .harmony import HarmonyParser
-from .schema import validate_tools_schema
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
 from .tables import Tables, tables_for
 from .types import ParseResult
@@ -244,22 +243,12 @@ def get_parser(
             parser = cls()
             parser.__dict__ = state.copy()
             if tools_schema is not None:
-                _give_schema(parser, tools_schema, unknown_tools)
+                parser._take_schema(tools_schema, unknown_tools)
             return parser
     parser = _build_parser(tokenizer, reasoning, tools, thinking, stream_arguments, unknown_tools)
     if tools_schema is not None:
-        _give_schema(parser, tools_schema, unknown_tools)
+        parser._take_schema(tools_schema, unknown_tools)
     return parser
-
-
-def _give_schema(parser: StreamParser, tools_schema: Any, unknown_tools: str) -> None:
-    """What ``_setup`` does with a request's ``tools_schema`` (nothing else it sets depends on one):
-    check it, keep it, and apply ``unknown_tools`` (which needs one). A parser with a schema is thus
-    a prototype copy too (its own validation is all it adds)."""
-    validate_tools_schema(tools_schema)  # malformed schemas fail here, not mid-stream
-    parser._schema = tools_schema
-    if unknown_tools != "keep":
-        parser._unknown = unknown_tools
 
 
 def _build_parser(

@@ -262,10 +262,7 @@ class StreamParser:
         """Fill a blank parser: the tokenizer, its tables for the format pair, the formats, the
         request's ``tools_schema`` (checked here), ``thinking``, ``stream_arguments``, ``unknown_tools``."""
         if tools_schema is not None:
-            validate_tools_schema(tools_schema)  # malformed schemas fail here, not mid-stream
-            self._schema = tools_schema
-            if unknown_tools != "keep":
-                self._unknown = unknown_tools
+            self._take_schema(tools_schema, unknown_tools)
         if stream_arguments:
             self._stream_args = True
         self._tok = tok
@@ -282,6 +279,15 @@ class StreamParser:
                 if inside:
                     self._mode = REASONING
                     self._label = reasoning.label
+
+    def _take_schema(self, tools_schema: Any, unknown_tools: str) -> None:
+        """The request's ``tools_schema``: checked (malformed schemas fail here, not mid-stream),
+        kept, and ``unknown_tools`` applied (it needs one). Nothing else a parser starts with depends
+        on it, so :func:`toklane.get_parser` gives it to a copy of a prototype."""
+        validate_tools_schema(tools_schema)
+        self._schema = tools_schema
+        if unknown_tools != "keep":
+            self._unknown = unknown_tools
 
     # ------------------------------------------------------------------ public
     def feed(self, text: str | None = None, token_ids: Any = None) -> Delta:
@@ -584,13 +590,7 @@ class StreamParser:
         got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), False)
         if got is not None:  # many ids, all plain: their bytes in runs cut at the markers
             runs, positions = got
-            for run, p in zip(runs, positions, strict=False):  # (runs: one more)
-                if run:
-                    self._bytes(run)
-                self._flush_bytes()
-                self._marker(id_roles[token_ids[p]])
-            if runs[-1]:
-                self._bytes(runs[-1])
+            self._read_runs(runs, [id_roles[token_ids[p]] for p in positions])
             return
         if type(token_ids) is np.ndarray:
             token_ids = token_ids.tolist()
@@ -598,15 +598,15 @@ class StreamParser:
         table = self._table
         drop = self._drop_ids
         size = self._size
-        actions: list[bytes | int] = []
+        runs: list[bytes] = []
+        roles: list[int] = []
         run: list[bytes] = []
         for t in token_ids:
             k = id_roles.get(t)
             if k is not None:
-                if run:
-                    actions.append(b"".join(run))
-                    run = []
-                actions.append(k)
+                runs.append(b"".join(run))
+                run = []
+                roles.append(k)
                 continue
             if t in drop:
                 continue
@@ -616,14 +616,19 @@ class StreamParser:
                     continue
                 data = self._other_id(t)
             run.append(data)
-        if run:
-            actions.append(b"".join(run))
-        for a in actions:
-            if type(a) is int:
-                self._flush_bytes()
-                self._marker(a)
-            else:
-                self._bytes(a)  # type: ignore[arg-type]
+        runs.append(b"".join(run))
+        self._read_runs(runs, roles)
+
+    def _read_runs(self, runs: list[bytes], roles: list[int]) -> None:
+        """Read validated input: runs of ordinary tokens' bytes with a marker (its role) between
+        each two (``len(runs) == len(roles) + 1``; empty runs are nothing)."""
+        for run, k in zip(runs, roles, strict=False):
+            if run:
+                self._bytes(run)
+            self._flush_bytes()
+            self._marker(k)
+        if runs[-1]:
+            self._bytes(runs[-1])
 
     def _other_id(self, t: Any) -> bytes:
         """The bytes of an ordinary token given as another integer type (a numpy integer, as the
