@@ -1,6 +1,12 @@
-"""The one compiled module (toklane._gather): optional, so an install without a C compiler still
-works -- toklane.parsing.gather then runs its pure-Python fallback (same results, slower)."""
+"""The compiled modules, both optional, so an install without a C compiler still works (same
+results, slower): toklane._gather (ids to bytes; else toklane.gather's numpy fallback) and
+toklane._bpe (the DeepSeek-V4 and Qwen3.5/3.6 encoders; else tiktoken and quicktok)."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("toklane._gather", ["src/toklane/_gather.c"], optional=True)])
+setup(
+    ext_modules=[
+        Extension("toklane._gather", ["src/toklane/_gather.c"], optional=True),
+        Extension("toklane._bpe", ["src/toklane/_bpe.c"], optional=True),
+    ]
+)

