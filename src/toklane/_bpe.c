@@ -731,7 +731,62 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return list;
 }
 
+/* nfc_spans(flags, text) -> [(start, end), ...]: the spans of text NFC may change, for a table of one
+ * byte per code point (0x110000), non-zero where NFC may change or reorder a character, or join it
+ * to the one before (a mark, a character NFC replaces, the second of a composition). Every other
+ * character starts a segment NFC leaves apart, so each span runs from the last such character
+ * before a flagged one to the next after it; the spans are merged and in order. */
+static PyObject *
+bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_Check(args[0]) || PyBytes_GET_SIZE(args[0]) != N_CODEPOINTS ||
+        !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "nfc_spans(flags: bytes of 0x110000, text: str)");
+        return NULL;
+    }
+    const uint8_t *flags = (const uint8_t *)PyBytes_AS_STRING(args[0]);
+    PyObject *text = args[1];
+    const void *data = PyUnicode_DATA(text);
+    int kind = PyUnicode_KIND(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), starter = 0, end = -1;
+    PyObject *spans = PyList_New(0);
+    if (spans == NULL || PyUnicode_IS_ASCII(text))
+        return spans;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!flags[PyUnicode_READ(kind, data, i)]) {
+            starter = i;
+            continue;
+        }
+        Py_ssize_t j = i + 1;
+        while (j < n && flags[PyUnicode_READ(kind, data, j)])
+            j++;
+        PyObject *span;
+        Py_ssize_t size = PyList_GET_SIZE(spans);
+        if (size && starter <= end) { /* joins the span before */
+            span = Py_BuildValue("(nn)", PyLong_AsSsize_t(PyTuple_GET_ITEM(PyList_GET_ITEM(spans, size - 1), 0)), j);
+            if (span == NULL || PyList_SetItem(spans, size - 1, span)) {
+                Py_DECREF(spans);
+                return NULL;
+            }
+        }
+        else {
+            span = Py_BuildValue("(nn)", starter, j);
+            if (span == NULL || PyList_Append(spans, span)) {
+                Py_XDECREF(span);
+                Py_DECREF(spans);
+                return NULL;
+            }
+            Py_DECREF(span);
+        }
+        end = j;
+        i = j - 1;
+    }
+    return spans;
+}
+
 static PyMethodDef bpe_methods[] = {
+    {"nfc_spans", (PyCFunction)(void (*)(void))bpe_nfc_spans, METH_FASTCALL,
+     "nfc_spans(flags, text) -> the merged spans of text that NFC may change"},
     {"build", (PyCFunction)(void (*)(void))bpe_build, METH_FASTCALL,
      "build(ranks, classes, grammar) -> encoder"},
     {"encode", (PyCFunction)(void (*)(void))bpe_encode, METH_FASTCALL,

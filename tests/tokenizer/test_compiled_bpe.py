@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -177,6 +178,30 @@ def test_nfc_is_applied_first():
     tok = toklane.load_tokenizer("qwen3.6")
     assert tok.encode("Cafe\u0301 nai\u0308ve") == tok.encode("Caf\u00e9 na\u00efve")
     assert tok.count("Cafe\u0301") == len(tok.encode("Caf\u00e9"))
+
+
+# Characters NFC composes, reorders, replaces or leaves: marks of several classes, a composition
+# exclusion, singletons, Hangul jamo and syllables, Tamil and Kannada two-part vowels, musical symbols.
+_NFC = list(
+    "ae\u0301\u0300\u0316\u0344\u0345\u0958\u093c\u091c\u0915\u1100\u1161\u11a8\uac00\u212b\u2126"
+    "\u0cbf\u0cd5\u0bc6\u0bbe\u0f71\u0f72\u0f73 x\u00e9\U0001d15e\U0001d165\u3099\u304b\u05b0\ud800"
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.lists(st.sampled_from(_NFC), max_size=24).map("".join))
+def test_nfc_of_the_spans_is_nfc_of_the_text(text):
+    """Only the spans around characters NFC may touch are normalised: the result is the text's NFC."""
+    engine = toklane.load_tokenizer("qwen3.6")._backend._engine
+    assert engine._prepare(text) == unicodedata.normalize("NFC", text)
+    assert engine.encode_ordinary(text) == engine._reference.encode_ordinary(text)
+
+
+def test_nfc_spans():
+    flags = compiled._nfc_flags()
+    assert _bpe.nfc_spans(flags, "plain ascii") == []
+    assert _bpe.nfc_spans(flags, "caf\u00e9 \u4e00") == []
+    assert _bpe.nfc_spans(flags, "cafe\u0301 ok e\u0301e\u0301 \u0301") == [(3, 5), (9, 15)]  # abutting spans merge
 
 
 def test_the_patterns_it_compiles():
