@@ -279,11 +279,12 @@ typedef struct {
     uint32_t ids, n_ids; /* where its ids start in the output, and how many */
 } Memo;
 
-#define MEMO_SLOTS 4096  /* filled to half at most */
+#define MEMO_SLOTS 4096  /* at most (fewer for a short text: allocating costs more than it saves) */
 #define MEMO_MAX_PIECE 64 /* bytes: longer pieces are not remembered */
 
 typedef struct {
     Memo *slots;
+    size_t size; /* slots: a power of two, filled to half at most */
     size_t used;
     uint8_t *arena;
     size_t arena_size;
@@ -309,13 +310,13 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
     if (n > MEMO_MAX_PIECE)
         return merge_short(e, p, n, out);
     if (memos->slots == NULL) {
-        memos->slots = calloc(MEMO_SLOTS, sizeof(Memo));
-        memos->arena = malloc(MEMO_SLOTS / 2 * MEMO_MAX_PIECE);
+        memos->slots = calloc(memos->size, sizeof(Memo));
+        memos->arena = malloc(memos->size / 2 * MEMO_MAX_PIECE);
         if (memos->slots == NULL || memos->arena == NULL)
             return -2;
     }
-    size_t i = h & (MEMO_SLOTS - 1);
-    for (; memos->slots[i].size; i = (i + 1) & (MEMO_SLOTS - 1)) {
+    size_t i = h & (memos->size - 1);
+    for (; memos->slots[i].size; i = (i + 1) & (memos->size - 1)) {
         const Memo *m = &memos->slots[i];
         if (m->hash == h && m->size == n && memcmp(memos->arena + m->key, p, n) == 0) {
             for (uint32_t k = 0; k < m->n_ids; k++)
@@ -325,7 +326,7 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
     }
     size_t before = out->n;
     int status = merge_short(e, p, n, out);
-    if (status == 0 && !out->failed && memos->used < MEMO_SLOTS / 2) {
+    if (status == 0 && !out->failed && memos->used < memos->size / 2) {
         memcpy(memos->arena + memos->arena_size, p, n);
         memos->slots[i] = (Memo){h, (uint32_t)memos->arena_size, (uint32_t)n, (uint32_t)before,
                                  (uint32_t)(out->n - before)};
@@ -541,7 +542,9 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
     uint8_t *buf = NULL;
     size_t cap = 0;
     int status = 0;
-    Memos memos = {NULL, 0, NULL, 0};
+    Memos memos = {NULL, 64, 0, NULL, 0};
+    while (memos.size < MEMO_SLOTS && (Py_ssize_t)memos.size < t->n / 2) /* a slot per two characters */
+        memos.size *= 2;
     for (Py_ssize_t i = 0; i < t->n;) {
         Py_ssize_t j = e->grammar == G_DEEPSEEK_V4 ? ds_piece(t, i) : qwen_piece(t, i);
         if (j <= i) {
