@@ -695,6 +695,10 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (e == NULL || count < 0)
         return NULL;
     PyObject *text = args[1];
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) /* a legacy string an extension built: made canonical first */
+        return NULL;
+#endif
     Text t = {PyUnicode_DATA(text), PyUnicode_KIND(text), PyUnicode_GET_LENGTH(text), e->classes};
     int ascii = PyUnicode_IS_ASCII(text);
     Ids out = {NULL, 0, 0, count, 0};
@@ -749,6 +753,10 @@ bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     const uint8_t *flags = (const uint8_t *)PyBytes_AS_STRING(args[0]);
     PyObject *text = args[1];
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
     const void *data = PyUnicode_DATA(text);
     int kind = PyUnicode_KIND(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), starter = 0, end = -1;
