@@ -6,12 +6,14 @@
  *   classes: one byte per code point (0x110000 bytes) of C_* flags below, from the reference
  *   tokenizer's own regex engine; grammar: which pre-tokeniser (G_DEEPSEEK_V4, G_QWEN3_5).
  * encode(encoder, text, count) -> list of ids, or their number when count is true; None when the
- *   text holds a code point flagged C_DECLINE (lone surrogates) or one no alternative matches:
- *   the caller then encodes it with the regex engine, which is the reference.
+ *   text holds a code point flagged C_DECLINE (lone surrogates), one no alternative matches, or a
+ *   byte no rank holds: the caller then encodes it with the regex engine, which is the reference.
+ * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
  *
  * Pre-tokens follow the grammar exactly (leftmost-first alternation, greedy quantifiers with the
- * regex's backtracking worked out by hand, see ds_piece and qwen_piece). Each pre-token is one id when its bytes
- * are a token; otherwise its bytes are merged pair by pair, lowest rank first and leftmost on ties
+ * regex's backtracking worked out by hand, see ds_piece and qwen_piece). Each pre-token is one id
+ * when its bytes are a token; otherwise its bytes are merged pair by pair, lowest rank first and
+ * leftmost on ties
  * (tiktoken's order): in place for short pieces, with a heap for long ones (n log n, where the
  * array scan would be quadratic on a megabyte-long run of emoji). The text is read in place (str is
  * immutable and the caller holds it) with the GIL released: encoders run on all cores.
