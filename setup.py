@@ -1,6 +1,7 @@
-"""The compiled modules, both optional, so an install without a C compiler still works (same
-results, slower): toklane._gather (ids to bytes; else toklane.gather's numpy fallback) and
-toklane._bpe (the DeepSeek-V4 and Qwen3.5/3.6 encoders; else tiktoken and quicktok)."""
+"""The compiled modules, all optional, so an install without a C compiler still works (same
+results, slower): toklane._gather (ids to bytes; else toklane.gather's numpy fallback),
+toklane._bpe (the DeepSeek-V4 and Qwen3.5/3.6 encoders; else tiktoken and quicktok) and
+toklane._trie (every marker in a whole text; else streammatch's find/match scan)."""
 
 from setuptools import Extension, setup
 
@@ -8,5 +9,6 @@ setup(
     ext_modules=[
         Extension("toklane._gather", ["src/toklane/_gather.c"], optional=True),
         Extension("toklane._bpe", ["src/toklane/_bpe.c"], optional=True),
+        Extension("toklane._trie", ["src/toklane/_trie.c"], optional=True),
     ]
 )

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from toklane import streammatch
 from toklane.streammatch import Automaton, StreamMatcher
 
 
@@ -168,3 +172,56 @@ def test_passes_means_the_chunk_is_plain_text(patterns, before, chunk):
         assert m.search(chunk) is None and m.partial == 0
     else:
         assert state or any(c in {p[0] for p in patterns} for c in chunk)
+
+
+# The compiled scan (toklane._trie) against the pure-Python one, symbol by symbol: every str kind
+# (one, two and four bytes per character), bytes, a shared first symbol or none, duplicates and
+# patterns that extend a shorter one (never reported), on texts dense in the patterns' symbols.
+_SYMBOLS = ["a", "b", "<", "/", ">", "é", "ж", "\U0001f600", "\x00"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    patterns=st.lists(st.text(alphabet=_SYMBOLS, min_size=1, max_size=5), min_size=1, max_size=6),
+    lead=st.booleans(),
+    text=st.text(alphabet=[*_SYMBOLS, "x"], max_size=60),
+)
+def test_the_compiled_scan_equals_the_python_scan(patterns, lead, text):
+    if lead:
+        patterns = ["<" + p for p in patterns]
+    auto = Automaton(patterns)
+    expected = auto._find_all_in_python(text)
+    if expected is None:  # (no compiled scan either: the DFA reads such sets)
+        assert auto._tables is None and auto.find_all(text) is None
+        return
+    if streammatch.NATIVE:
+        assert auto._tables is not None
+    assert auto.find_all(text) == expected
+    raw = [p.encode() for p in patterns]
+    auto_bytes = Automaton(raw)
+    data = text.encode()
+    assert auto_bytes.find_all(data) == auto_bytes._find_all_in_python(data)
+
+
+def test_the_compiled_scan_is_built_and_refuses_bad_tables():
+    """The dev install (README) compiles toklane._trie; TOKLANE_PURE_PYTHON=1 turns it off. The scan
+    bounds-checks its tables, whatever they hold."""
+    assert streammatch.NATIVE, "toklane._trie did not build: is a C compiler installed? (pip install -e . builds it)"
+    from toklane._trie import find_all
+
+    auto = Automaton(["<a>", "<b"])
+    nodes, edges, lead = auto._tables
+    assert find_all("x<a><b", nodes, edges, lead) == [(0, 1, 4), (1, 4, 6)]
+    assert find_all(b"x<a><b", nodes, edges, lead) == [(0, 1, 4), (1, 4, 6)]
+    with pytest.raises(ValueError, match="bounds"):
+        find_all("<a>", nodes, edges[:8], lead)  # a node's edges past the edge table
+    with pytest.raises(ValueError, match="bounds"):
+        find_all("<a>", nodes[:12], edges, lead)  # a child past the node table
+    with pytest.raises(TypeError):
+        find_all("<a>", nodes + b"x", edges, lead)
+    with pytest.raises(TypeError):
+        find_all(["<a>"], nodes, edges, lead)
+    code = "from toklane import streammatch; print(streammatch.NATIVE)"
+    env = {**os.environ, "TOKLANE_PURE_PYTHON": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -12,23 +12,38 @@ costs O(new symbols) and never looks back. In the root state the scan jumps
 with a compiled search to the next symbol that can start a pattern, so text
 with few marker-like characters is skipped at C speed.
 
-Long chunks are scanned by one compiled regular expression instead
-(:meth:`StreamMatcher.find_all`): the patterns as a trie, one character class
-per level, no backtracking beyond one trie path. It finds exactly the matches
-the DFA finds -- earliest end, longest among those ending there -- whenever no
-pattern lies strictly inside another (touching neither of its ends), which
-:class:`Automaton` checks once; otherwise the DFA is used.
+Long chunks are scanned by a trie walk instead (:meth:`StreamMatcher.find_all`):
+at each position, the patterns' trie along the text; a pattern completed is a
+match, and the scan goes on after it. It finds exactly the matches the DFA
+finds -- earliest end, longest among those ending there -- whenever no pattern
+lies strictly inside another (touching neither of its ends), which
+:class:`Automaton` checks once; otherwise the DFA is used. The walk is compiled
+(``toklane._trie``, one call per text; built by ``setup.py`` where a C compiler
+is present); without it, one compiled regular expression (the trie as nested
+alternations) does it, jumping between occurrences of a shared first symbol.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import struct
 from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 S = TypeVar("S", str, bytes)
+
+try:  # the compiled scan (setup.py builds it where a C compiler is present)
+    if os.environ.get("TOKLANE_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("TOKLANE_PURE_PYTHON is set")
+    from ._trie import find_all as _native_find_all
+except ImportError:
+    _native_find_all = None
+
+#: Whether :meth:`Automaton.find_all` runs the compiled scan (``toklane._trie``).
+NATIVE = _native_find_all is not None
 
 #: find_all leaves jumping between a lead symbol's occurrences for one compiled scan once more than
 #: one occurrence per this many symbols read is no match (each costs a Python step; the compiled
@@ -100,13 +115,21 @@ class Automaton(Generic[S]):
         self._out = out
         self._lengths = [len(p) for p in self.patterns]
         self._longest = max(self._lengths)
-        self._scan = _trie_regex(self.patterns) if _regex_exact(self.patterns, delta, out) else None
         self._index = {}
         for index, p in enumerate(self.patterns):
             self._index.setdefault(p, index)
         firsts = {p[0] for p in self.patterns}
         # The first symbol of every pattern, when they share it: find_all's jump target.
         self._lead: S | None = self.patterns[0][:1] if len(firsts) == 1 else None
+        self._scan: re.Pattern[Any] | None = None
+        self._tables: tuple[bytes, bytes, int] | None = None
+        if _regex_exact(self.patterns, delta, out):
+            trie = _trie(self.patterns)
+            self._scan = _trie_regex(trie, self.is_bytes)
+            if _native_find_all is not None:
+                lead = self._lead
+                code = -1 if lead is None else lead[0] if self.is_bytes else ord(lead)  # type: ignore[arg-type]
+                self._tables = (*_trie_tables(trie, self._index), code)
         if self.is_bytes:
             self._skip: re.Pattern[bytes] | re.Pattern[str] = re.compile(
                 b"[" + b"".join(re.escape(bytes([b])) for b in sorted(firsts)) + b"]"  # type: ignore[arg-type]
@@ -122,6 +145,13 @@ class Automaton(Generic[S]):
         """Every match in a whole ``text`` as ``(pattern, start, end)`` -- what a matcher fed
         ``text`` alone reports -- by the compiled scan; None when that scan is not exact for these
         patterns (use a matcher)."""
+        tables = self._tables
+        if tables is not None:
+            return _native_find_all(text, *tables)  # type: ignore[misc]
+        return self._find_all_in_python(text)
+
+    def _find_all_in_python(self, text: S) -> list[tuple[int, int, int]] | None:
+        """:meth:`find_all` without the C scan (where it is not built): the trie regex."""
         scan = self._scan
         if scan is None:
             return None
@@ -247,27 +277,56 @@ def _regex_exact(patterns: Sequence[str] | Sequence[bytes], delta: list[dict[Has
     return True
 
 
-def _trie_regex(patterns: Sequence[str] | Sequence[bytes]) -> re.Pattern[Any]:
-    """One compiled pattern matching the shortest pattern at the leftmost start: the patterns as a
-    trie, a terminal node ending its branch (the DFA reports a pattern as soon as it completes)."""
-    is_bytes = isinstance(patterns[0], bytes)
-    end = object()
+def _trie(patterns: Sequence[str] | Sequence[bytes]) -> dict[Any, Any]:
+    """The patterns as a trie of dicts (symbol -> child); a terminal node holds only ``_END``: the
+    pattern that completes there, ending its branch (the DFA reports a pattern as soon as it
+    completes, so a longer one through it is never reported)."""
     root: dict[Any, Any] = {}
     for p in patterns:
         node = root
         for symbol in p:
-            if end in node:
+            if _END in node:
                 break  # a shorter pattern completes first: this one is never reported
             node = node.setdefault(symbol, {})
         else:
             node.clear()
-            node[end] = True
+            node[_END] = p
+    return root
+
+
+_END = object()
+
+
+def _trie_regex(root: dict[Any, Any], is_bytes: bool) -> re.Pattern[Any]:
+    """One compiled pattern matching the shortest pattern at the leftmost start: the trie of
+    :func:`_trie` as nested alternations."""
 
     def emit(node: dict[Any, Any]) -> str:
-        alts = [re.escape(chr(c) if is_bytes else c) + emit(child) for c, child in node.items() if c is not end]
+        alts = [re.escape(chr(c) if is_bytes else c) + emit(child) for c, child in node.items() if c is not _END]
         if len(alts) == 1:
             return alts[0]
         return "(?:" + "|".join(alts) + ")" if alts else ""
 
     source = emit(root)
     return re.compile(source.encode("latin-1") if is_bytes else source)
+
+
+#: The C scan's tables (toklane._trie): a node is (first edge, edge count, pattern or -1), an edge
+#: (symbol, child); native byte order, as its Node and Edge structs.
+_NODE = struct.Struct("=IIi")
+_EDGE = struct.Struct("=II")
+
+
+def _trie_tables(root: dict[Any, Any], index: dict[Any, int]) -> tuple[bytes, bytes]:
+    """The trie of :func:`_trie` as the C scan reads it: nodes numbered breadth-first from the
+    root, each node's children contiguous and sorted by symbol (code point or byte)."""
+    order = [root]
+    nodes: list[bytes] = []
+    edges: list[bytes] = []
+    for node in order:  # (grows as children are numbered)
+        kids = sorted(((c if type(c) is int else ord(c)), child) for c, child in node.items() if c is not _END)
+        nodes.append(_NODE.pack(len(edges), len(kids), index[node[_END]] if _END in node else -1))
+        for symbol, child in kids:
+            edges.append(_EDGE.pack(symbol, len(order)))
+            order.append(child)
+    return b"".join(nodes), b"".join(edges)
