@@ -1103,20 +1103,24 @@ class ThinkToolsParser(StreamParser):
 
 def _stripped(text: str, start: int, end: int, right: bool = True) -> str:
     """``text[start:end].strip(WS)`` (``lstrip`` if not ``right``) with one copy of what is kept --
-    slicing then stripping copies a long reasoning twice. The bounds: a compiled search for the first
-    non-whitespace, a short walk back over trailing whitespace (a long run: stripped as usual)."""
-    m = _NON_WS.search(text, start, end)
-    if m is None:
+    slicing then stripping copies a long reasoning twice. The bounds: a look at each end, then (where
+    it is whitespace) a compiled search for the first non-whitespace and a short walk back over the
+    trailing whitespace (a long run: stripped as usual)."""
+    if start >= end:
         return ""
-    start = m.start()
-    if not right:
-        return text[start:end]
-    k, floor = end, max(start, end - 64)
-    while k > floor and text[k - 1] in WS:
-        k -= 1
-    if k == floor and text[k - 1] in WS:  # over 64 whitespace characters at the end
-        return text[start:k].rstrip(WS)
-    return text[start:k]
+    if text[start] in WS:
+        m = _NON_WS.search(text, start, end)
+        if m is None:
+            return ""
+        start = m.start()
+    if right and text[end - 1] in WS:
+        k, floor = end - 1, max(start, end - 64)
+        while k > floor and text[k - 1] in WS:
+            k -= 1
+        if k == floor and k > start:  # over 64 whitespace characters at the end
+            return text[start:k].rstrip(WS)
+        end = k
+    return text[start:end]
 
 
 def _glued(c: str) -> bool:
