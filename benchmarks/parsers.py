@@ -700,6 +700,7 @@ def whole_row(
         for out, res in zip(batch, results, strict=True):
             assert _as_parsed(res) == _as_parsed(toklane.parse(tok, token_ids=out, **fmt)), key
         fns["batch"] = lambda: batch_api(tok, batch, **fmt)
+        fns["loop"] = lambda: [toklane.parse(tok, token_ids=out, **fmt) for out in batch]
     agree: dict[str, str] = {}
     for name, parse in contenders.items():
         try:
@@ -714,12 +715,13 @@ def whole_row(
     # Warm, as a rollout worker parses: each contender runs `calls` times in a row per round (about 2 ms),
     # so no one's time is mostly the cache misses left by the contender before it.
     calls = max(1, 20_000 // len(ids))
-    looped = {k: (lambda fn=fn: [fn() for _ in range(calls)]) if k != "batch" else fn for k, fn in fns.items()}
+    looped = {k: (lambda fn=fn: [fn() for _ in range(calls)]) if k not in BATCHED else fn for k, fn in fns.items()}
     times = best_times_interleaved(looped, repeat=repeat)
-    ns = {k: v / (1 if k == "batch" else calls) / len(ids) * 1e9 for k, v in times.items()}
-    if "batch" in ns:
-        ns["batch"] /= BATCH
+    ns = {k: v / (BATCH if k in BATCHED else calls) / len(ids) * 1e9 for k, v in times.items()}
     return ns, agree
+
+
+BATCHED = {"batch", "loop"}  # timed per call over the BATCH outputs, not `calls` times over one
 
 
 IDS_PEERS = {"vllm openai_gptoss+openai", "openai-harmony (Rust)"}  # parse token ids themselves: no decode added
@@ -797,12 +799,22 @@ def whole_section(repeat: int = 7) -> None:
             ]
         )
         rows.append(["  (peer + HF decode) / toklane: ids/batch", *decoded, "(information)"])
+        if all("loop" in ns[n] for n in WHOLE_LENGTHS):
+            gain = [ns[n]["loop"] / ns[n]["batch"] for n in WHOLE_LENGTHS]
+            rows.append(
+                [
+                    f"  parse(token_ids=) looped over the same {BATCH} / parse_batch",
+                    *(f"{g:.2f}x" for g in gain),
+                    "> 1x: " + " ".join("met" if g > 1 else "MISSED" for g in gain),
+                ]
+            )
     versions = ", ".join(f"{p} {peers.peer_version(p)}" for p in ("vllm", "sglang", "openai-harmony"))
     missing = "; ".join(f"{p} not importable ({why})" for p, why in peers.unavailable.items())
     note = (
         f"ns per output token, best of {repeat} interleaved rounds, warm: each contender parses the output "
         f"max(1, 20000 // tokens) times in a row per round (parse_batch: {BATCH} outputs of the same length "
-        "class per call, cost per output). Peers: their own whole-output code, "
+        "class per call, cost per output, beside parse looped over the same outputs). Peers: their own "
+        "whole-output code, "
         "installed and imported here (benchmarks/requirements-peers.txt), parsers built outside the timing: "
         "vLLM = ParserManager.get_parser(reasoning, tools)(tokenizer).parse(text, request, token_ids) (the "
         "serving layer's non-streaming path; gpt-oss: its Harmony parser over the ids); SGLang = "
