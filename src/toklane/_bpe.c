@@ -5,9 +5,11 @@
  *   ranks: dict bytes -> id (tiktoken's ranks: the merge of lowest id wins; ids are ranks);
  *   classes: one byte per code point (0x110000 bytes) of C_* flags below, from the reference
  *   tokenizer's own regex engine; grammar: which pre-tokeniser (G_DEEPSEEK_V4, G_QWEN3_5).
- * encode(encoder, text, count) -> list of ids, or their number when count is true; None when the
+ * encode(encoder, text, mode) -> list of ids (AS_LIST), their number (AS_COUNT) or bytes of native
+ *   uint32 ids (AS_ARRAY, for join_ids: a long text's parts encoded on threads, one list); None when the
  *   text holds a code point flagged C_DECLINE (lone surrogates), one no alternative matches, or a
  *   byte no rank holds: the caller then encodes it with the regex engine, which is the reference.
+ * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
  *
  * Pre-tokens follow the grammar exactly (leftmost-first alternation, greedy quantifiers with the
@@ -16,7 +18,9 @@
  * leftmost on ties
  * (tiktoken's order): in place for short pieces, with a heap for long ones (n log n, where the
  * array scan would be quadratic on a megabyte-long run of emoji). The text is read in place (str is
- * immutable and the caller holds it) with the GIL released: encoders run on all cores.
+ * immutable and the caller holds it) with the GIL released: encoders run on all cores. The result
+ * list shares one int object per rank, made at build (making an int per id took 40% of the time,
+ * with the GIL held, so threads barely helped).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -55,6 +59,10 @@ typedef struct {
     uint32_t byte_rank[256];
     uint8_t *classes;
     int grammar;
+    PyObject **ints; /* the int object of each rank up to max_rank, made on its first use (with the
+                        GIL held) and kept: result lists share them (an incref per id, where making
+                        an int per id cost ~40 ns with the GIL held) */
+    uint32_t max_rank;
 } Encoder;
 
 static inline uint64_t
@@ -590,15 +598,24 @@ done:
 /* ------------------------------------------------------------------------------- Python */
 
 static void
-encoder_free(PyObject *capsule)
+encoder_free_struct(Encoder *e)
 {
-    Encoder *e = PyCapsule_GetPointer(capsule, "toklane._bpe.Encoder");
-    if (e == NULL)
-        return;
+    if (e->ints != NULL)
+        for (uint64_t r = 0; r <= e->max_rank; r++)
+            Py_XDECREF(e->ints[r]);
+    free(e->ints);
     free(e->slots);
     free(e->blob);
     free(e->classes);
     free(e);
+}
+
+static void
+encoder_free(PyObject *capsule)
+{
+    Encoder *e = PyCapsule_GetPointer(capsule, "toklane._bpe.Encoder");
+    if (e != NULL)
+        encoder_free_struct(e);
 }
 
 static PyObject *
@@ -641,10 +658,7 @@ bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     e->blob = malloc((size_t)total + 1);
     e->classes = malloc(N_CODEPOINTS);
     if (e->slots == NULL || e->blob == NULL || e->classes == NULL) {
-        free(e->slots);
-        free(e->blob);
-        free(e->classes);
-        free(e);
+        encoder_free_struct(e);
         return PyErr_NoMemory();
     }
     memcpy(e->classes, PyBytes_AS_STRING(classes), N_CODEPOINTS);
@@ -672,30 +686,66 @@ bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             i = (i + 1) & e->mask;
         e->slots[i] = (Slot){(uint32_t)(h >> 32), (uint32_t)r, used, (uint32_t)n};
         used += (uint32_t)n;
+        if ((uint32_t)r > e->max_rank)
+            e->max_rank = (uint32_t)r;
+    }
+    e->ints = calloc((size_t)e->max_rank + 1, sizeof(PyObject *));
+    if (e->ints == NULL) {
+        PyErr_NoMemory();
+        goto fail;
     }
     PyObject *capsule = PyCapsule_New(e, "toklane._bpe.Encoder", encoder_free);
     if (capsule == NULL)
         goto fail;
     return capsule;
 fail:
-    free(e->slots);
-    free(e->blob);
-    free(e->classes);
-    free(e);
+    encoder_free_struct(e);
     return NULL;
+}
+
+/* encode's result: a list of ids, their number, or bytes of native uint32 ids (for join_ids) */
+#define AS_LIST 0
+#define AS_COUNT 1
+#define AS_ARRAY 2
+
+/* list[at:at + n] = the int objects of ids (a new list's empty slots). Each rank's int is made on its
+ * first use and kept (the GIL is held): result lists share them. -1 with an exception on failure
+ * (the slots not filled stay NULL, which a list's dealloc skips). */
+static int
+fill_ids(Encoder *e, PyObject *list, Py_ssize_t at, const uint32_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = ids[i];
+        PyObject *id;
+        if (v > e->max_rank) /* (not from encode: its ids are ranks) */
+            id = PyLong_FromUnsignedLong(v);
+        else if ((id = e->ints[v]) != NULL)
+            Py_INCREF(id);
+        else if ((id = PyLong_FromUnsignedLong(v)) != NULL)
+            e->ints[v] = Py_NewRef(id);
+        if (id == NULL)
+            return -1;
+        PyList_SET_ITEM(list, at + (Py_ssize_t)i, id);
+    }
+    return 0;
 }
 
 static PyObject *
 bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3 || !PyUnicode_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "encode(encoder, text: str, count: bool)");
+        PyErr_SetString(PyExc_TypeError, "encode(encoder, text: str, mode: int)");
         return NULL;
     }
-    const Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
-    int count = PyObject_IsTrue(args[2]);
-    if (e == NULL || count < 0)
+    Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    long mode = PyLong_AsLong(args[2]);
+    if (e == NULL || (mode == -1 && PyErr_Occurred()))
         return NULL;
+    if (mode != AS_LIST && mode != AS_COUNT && mode != AS_ARRAY) {
+        PyErr_Format(PyExc_ValueError, "encode: unknown mode %ld", mode);
+        return NULL;
+    }
+    int count = mode == AS_COUNT;
     PyObject *text = args[1];
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(text) < 0) /* a legacy string an extension built: made canonical first */
@@ -726,17 +776,60 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (count)
         return PyLong_FromSize_t(out.n);
-    PyObject *list = PyList_New((Py_ssize_t)out.n);
-    if (list != NULL)
-        for (size_t i = 0; i < out.n; i++) {
-            PyObject *id = PyLong_FromUnsignedLong(out.v[i]);
-            if (id == NULL) {
-                Py_CLEAR(list);
-                break;
-            }
-            PyList_SET_ITEM(list, (Py_ssize_t)i, id);
-        }
+    PyObject *result;
+    if (mode == AS_ARRAY)
+        result = PyBytes_FromStringAndSize((const char *)out.v, (Py_ssize_t)(out.n * sizeof(uint32_t)));
+    else if ((result = PyList_New((Py_ssize_t)out.n)) != NULL && fill_ids(e, result, 0, out.v, out.n) < 0)
+        Py_CLEAR(result);
     free(out.v);
+    return result;
+}
+
+/* join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of native uint32 ids, as
+ * encode(..., AS_ARRAY) returns them), in order: the parts of a long text encoded on several threads
+ * joined without a list per part. */
+static PyObject *
+bpe_join_ids(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "join_ids(encoder, arrays: list[bytes])");
+        return NULL;
+    }
+    Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    if (e == NULL)
+        return NULL;
+    PyObject *arrays = args[1];
+    Py_ssize_t parts = PyList_GET_SIZE(arrays), total = 0;
+    for (Py_ssize_t k = 0; k < parts; k++) {
+        PyObject *a = PyList_GET_ITEM(arrays, k);
+        if (!PyBytes_CheckExact(a) || PyBytes_GET_SIZE(a) % sizeof(uint32_t)) {
+            PyErr_SetString(PyExc_TypeError, "join_ids: each array must be bytes of 4-byte ids");
+            return NULL;
+        }
+        total += PyBytes_GET_SIZE(a) / (Py_ssize_t)sizeof(uint32_t);
+    }
+    PyObject *list = PyList_New(total);
+    if (list == NULL)
+        return NULL;
+    /* (PyList_New may run the garbage collector, which cannot change the list of bytes the caller
+     * holds: it is read afresh all the same, and each array's size checked again) */
+    Py_ssize_t at = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(arrays) && k < parts; k++) {
+        PyObject *a = PyList_GET_ITEM(arrays, k);
+        size_t n = PyBytes_CheckExact(a) ? (size_t)PyBytes_GET_SIZE(a) / sizeof(uint32_t) : 0;
+        if ((Py_ssize_t)n > total - at || fill_ids(e, list, at, (const uint32_t *)PyBytes_AS_STRING(a), n) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError, "join_ids: the arrays changed");
+            Py_DECREF(list);
+            return NULL;
+        }
+        at += (Py_ssize_t)n;
+    }
+    if (at != total) {
+        PyErr_SetString(PyExc_RuntimeError, "join_ids: the arrays changed");
+        Py_DECREF(list);
+        return NULL;
+    }
     return list;
 }
 
@@ -803,7 +896,10 @@ static PyMethodDef bpe_methods[] = {
     {"build", (PyCFunction)(void (*)(void))bpe_build, METH_FASTCALL,
      "build(ranks, classes, grammar) -> encoder"},
     {"encode", (PyCFunction)(void (*)(void))bpe_encode, METH_FASTCALL,
-     "encode(encoder, text, count) -> list of ids, their number, or None to decline the text"},
+     "encode(encoder, text, mode) -> list of ids (mode 0), their number (1), bytes of uint32 ids (2), "
+     "or None to decline the text"},
+    {"join_ids", (PyCFunction)(void (*)(void))bpe_join_ids, METH_FASTCALL,
+     "join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of uint32 ids)"},
     {NULL, NULL, 0, NULL},
 };
 

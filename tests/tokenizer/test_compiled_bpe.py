@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import unicodedata
+from array import array
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -152,6 +153,29 @@ def test_build_rejects_bad_tables():
         _bpe.build({b"a": -1}, table, 1)
     with pytest.raises(TypeError):
         _bpe.encode(_bpe.build({b"a": 0}, table, 1), b"a", False)
+
+
+def test_ids_as_arrays_join_into_the_list_and_share_one_int_per_rank(engines):
+    """encode's three modes agree; join_ids makes one list of parts' arrays; result lists share one
+    int object per rank (made on its first use, never per id)."""
+    fast, reference = engines
+    encoder = fast._encoder
+    parts = ["def f(x):\n    return x + 1  # 注释 ✓\n", "Токенизатор 分词器 😀 ", "1234567 it's"]
+    lists = [_bpe.encode(encoder, p, 0) for p in parts]
+    arrays = [_bpe.encode(encoder, p, 2) for p in parts]
+    assert [list(array("I", a)) for a in arrays] == lists == [reference.encode_ordinary(p) for p in parts]
+    assert [_bpe.encode(encoder, p, 1) for p in parts] == [len(ids) for ids in lists]
+    assert _bpe.join_ids(encoder, arrays) == [i for ids in lists for i in ids]
+    assert _bpe.join_ids(encoder, []) == []
+    again = _bpe.encode(encoder, parts[1], 0)
+    assert all(a is b for a, b in zip(again, lists[1], strict=True))
+    assert _bpe.join_ids(encoder, [array("I", [10**9]).tobytes()]) == [10**9]  # past every rank: made
+    with pytest.raises(ValueError, match="mode"):
+        _bpe.encode(encoder, "a", 3)
+    with pytest.raises(TypeError):
+        _bpe.join_ids(encoder, [b"abc"])  # not whole 4-byte ids
+    with pytest.raises(TypeError):
+        _bpe.join_ids(encoder, (arrays[0],))
 
 
 def test_a_byte_missing_from_the_ranks_is_declined():

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import os
 import unicodedata
+from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -44,6 +45,10 @@ NATIVE = _bpe is not None and not os.environ.get("TOKLANE_PURE_PYTHON")
 _DEEPSEEK_V4 = 1
 _QWEN3_5 = 2
 _CJK_DEEPSEEK_V4 = ((0x4E00, 0x9FA5), (0x3040, 0x309F), (0x30A0, 0x30FF))
+
+# What toklane._bpe.encode returns: a list of ids, their number, or their uint32 array.
+_AS_LIST, _AS_COUNT, _AS_ARRAY = 0, 1, 2
+_UINT32 = "I" if array("I").itemsize == 4 else "L"  # (the array typecode of 4-byte ids)
 
 # A batch goes to the pool from this many characters in all (below, threads cost more than they save).
 _BATCH_PARALLEL_MIN = 1 << 15
@@ -118,8 +123,13 @@ class CompiledEngine:
         return "".join((*parts, text[at:])) if at else text
 
     def _one(self, text: str) -> list[int]:
-        ids = _bpe.encode(self._encoder, text, False)
+        ids = _bpe.encode(self._encoder, text, _AS_LIST)
         return self._reference.encode_ordinary(text) if ids is None else ids
+
+    def _array(self, text: str) -> bytes:
+        """``text``'s ids as native uint32 bytes, for :func:`toklane._bpe.join_ids`."""
+        ids = _bpe.encode(self._encoder, text, _AS_ARRAY)
+        return array(_UINT32, self._reference.encode_ordinary(text)).tobytes() if ids is None else ids
 
     def encode_ordinary(self, text: str) -> list[int]:
         text = self._prepare(text)  # NFC where the family normalises (Qwen)
@@ -150,20 +160,22 @@ class CompiledEngine:
                 size = 0
             runs[-1].append(part)
             size += len(part)
-        out: list[list[int]] = [[] for _ in texts]
+        # Each part's ids come back as a uint32 array (the GIL released throughout); one list per
+        # text is then made from its parts' arrays at once (no list per part to join and free).
+        arrays: list[list[bytes]] = [[] for _ in texts]
         encoded = (ids for run in _pool(self.threads).map(self._serial, runs) for ids in run)
         for k, ids in zip(owners, encoded, strict=True):
-            out[k] += ids
-        return out
+            arrays[k].append(ids)
+        return [_bpe.join_ids(self._encoder, parts) for parts in arrays]
 
-    def _serial(self, texts: list[str]) -> list[list[int]]:
-        return [self._one(t) for t in texts]
+    def _serial(self, texts: list[str]) -> list[bytes]:
+        return [self._array(t) for t in texts]
 
     def count_ordinary(self, text: str) -> int:
         if len(text) >= PARALLEL_MIN:
             return len(self.encode_ordinary(text))
         text = self._prepare(text)
-        n = _bpe.encode(self._encoder, text, True)
+        n = _bpe.encode(self._encoder, text, _AS_COUNT)
         return self._reference.count_ordinary(text) if n is None else n
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
