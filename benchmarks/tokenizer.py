@@ -247,10 +247,22 @@ def _peers(name: str, quick: bool, tmp: str) -> tuple[dict[str, object], dict[st
 
 
 def _one_core() -> object:
-    """Pin this process to one core (per-core figures); returns what to restore."""
+    """Pin this process to one core (per-core figures): every thread of it, not only the calling one
+    (``sched_setaffinity(0)`` pins the calling thread alone, and an engine's pool threads started
+    earlier would go on using every core). Returns what :func:`_all_cores` restores."""
     cores = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(cores)})
+    _pin_threads({min(cores)})
     return cores
+
+
+def _all_cores(cores: object) -> None:
+    _pin_threads(cores)  # type: ignore[arg-type]
+
+
+def _pin_threads(cores: set[int]) -> None:
+    for tid in os.listdir("/proc/self/task"):
+        with contextlib.suppress(ProcessLookupError):  # (a thread that ended meanwhile)
+            os.sched_setaffinity(int(tid), cores)
 
 
 # Words at irregular tokens (toklane.tokenizer.irregular) of Llama 3 and Qwen3.5/3.6, which
@@ -302,7 +314,7 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool) -> None:
                         )
                     )
             finally:
-                os.sched_setaffinity(0, restore)
+                _all_cores(restore)
     for row in table:
         name, label = row[0].split(" / ") if " / " in row[0] else (row[0], None)
         if label is not None and (name, label) in results and ("cl100k_base", label) in results:
@@ -343,7 +355,7 @@ def scaling_rows(rows: list, quick: bool) -> None:
             try:
                 t_one = best_time(fn, repeat=3)
             finally:
-                os.sched_setaffinity(0, restore)
+                _all_cores(restore)
             speedup = t_one / t_all
             rows.append(
                 (
@@ -423,7 +435,7 @@ def decode_rows(rows: list, texts: dict[str, str]) -> None:
                     )
                 )
     finally:
-        os.sched_setaffinity(0, restore)
+        _all_cores(restore)
     reader = "compiled id reader" if gather.NATIVE else "numpy fallback: toklane._gather not built"
     rows.append(("(toklane reads ids with the " + reader + ")", "", "", "", "", ""))
 
