@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toklane import streammatch
-from toklane.streammatch import Automaton, StreamMatcher
+from toklane.streammatch import Automaton, Literals, StreamMatcher
 
 
 def naive_matches(patterns, text):
@@ -210,18 +210,51 @@ def test_the_compiled_scan_is_built_and_refuses_bad_tables():
     from toklane._trie import find_all
 
     auto = Automaton(["<a>", "<b"])
-    nodes, edges, lead = auto._tables
-    assert find_all("x<a><b", nodes, edges, lead) == [(0, 1, 4), (1, 4, 6)]
-    assert find_all(b"x<a><b", nodes, edges, lead) == [(0, 1, 4), (1, 4, 6)]
+    nodes, edges, leads = auto._tables
+    assert leads == (ord("<"),)
+    assert find_all("x<a><b", nodes, edges, leads) == [(0, 1, 4), (1, 4, 6)]
+    assert find_all(b"x<a><b", nodes, edges, leads) == [(0, 1, 4), (1, 4, 6)]
+    assert find_all("x<a><b", nodes, edges, ()) == [(0, 1, 4), (1, 4, 6)]  # every position tried
     with pytest.raises(ValueError, match="bounds"):
-        find_all("<a>", nodes, edges[:8], lead)  # a node's edges past the edge table
+        find_all("<a>", nodes, edges[:8], leads)  # a node's edges past the edge table
     with pytest.raises(ValueError, match="bounds"):
-        find_all("<a>", nodes[:12], edges, lead)  # a child past the node table
+        find_all("<a>", nodes[:12], edges, leads)  # a child past the node table
     with pytest.raises(TypeError):
-        find_all("<a>", nodes + b"x", edges, lead)
+        find_all("<a>", nodes + b"x", edges, leads)
     with pytest.raises(TypeError):
-        find_all(["<a>"], nodes, edges, lead)
+        find_all(["<a>"], nodes, edges, leads)
+    with pytest.raises(TypeError):
+        find_all("<a>", nodes, edges, tuple(range(9)))  # more leads than the scan keeps
     code = "from toklane import streammatch; print(streammatch.NATIVE)"
     env = {**os.environ, "TOKLANE_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def naive_literals(strings, text):
+    """Leftmost start, the longest string there, then on after it: (index of its first copy, start, end)."""
+    out, i = [], 0
+    while i < len(text):
+        here = [s for s in strings if text.startswith(s, i)]
+        if here:
+            best = max(here, key=len)
+            out.append((strings.index(best), i, i + len(best)))
+            i += len(best)
+        else:
+            i += 1
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    strings=st.lists(st.text(alphabet=_SYMBOLS, min_size=1, max_size=5), min_size=1, max_size=10),
+    text=st.text(alphabet=[*_SYMBOLS, "x"], max_size=60),
+)
+def test_literals_find_the_longest_at_the_leftmost_start(strings, text):
+    """Literals (added tokens in a text): the compiled scan and the regex both equal the naive
+    reference, with one string inside another, prefixes of each other, duplicates, many first
+    symbols (over the scan's 8 jump targets: every position tried) and every str kind."""
+    lits = Literals(strings)
+    expected = naive_literals(strings, text)
+    assert lits.find_all(text) == expected
+    assert [(lits._index[m.group()], *m.span()) for m in lits._regex.finditer(text)] == expected

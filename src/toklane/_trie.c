@@ -2,17 +2,18 @@
  * compiled half of toklane.streammatch.Automaton.find_all, which holds the contract and the
  * pure-Python scan).
  *
- * find_all(text, nodes, edges, lead) -> list of (pattern, start, end)
+ * find_all(text, nodes, edges, leads) -> list of (pattern, start, end)
  *   text: str (any kind) or bytes. nodes: 12-byte Node entries (native byte order), the root
- *   first; edges: 8-byte Edge entries, each node's children sorted by symbol. A terminal node ends
- *   its branch (the trie keeps only the shortest pattern of a path, as the DFA reports it). lead:
- *   the first symbol of every pattern, or -1 when they differ.
- * The scan: at each position, walk the trie along the text; a terminal reached is a hit, and the
- *   scan goes on at its end; otherwise at the next position (leftmost start, the shortest pattern
- *   there: what the trie regex's finditer finds). With a lead, positions jump between its
- *   occurrences (PyUnicode_FindChar / memchr). Every index read from nodes and edges is
- *   bounds-checked, whatever they hold (a bad table raises ValueError). No Python code runs
- *   during the scan but the allocation of hits, and the text and tables are immutable.
+ *   first; edges: 8-byte Edge entries, each node's children sorted by symbol. leads: a tuple of
+ *   the symbols patterns start with (at most MAX_LEADS), or () to try every position.
+ * The scan: at each position, walk the trie along the text as far as it goes; the last terminal
+ *   passed is a hit (the longest pattern starting there), and the scan goes on at its end;
+ *   otherwise at the next position: leftmost start, longest there -- what the trie regex's search
+ *   finds. A trie whose terminals end their branch (streammatch.Automaton's: the shortest pattern
+ *   of a path, as its DFA reports it) gives the shortest. With leads, positions jump between their
+ *   occurrences (PyUnicode_FindChar / memchr, the next of each kept). Every index read from nodes
+ *   and edges is bounds-checked, whatever they hold (a bad table raises ValueError). No Python code
+ *   runs during the scan but the allocation of hits, and the text and tables are immutable.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -72,17 +73,39 @@ append_hit(PyObject *hits, int32_t pattern, Py_ssize_t start, Py_ssize_t end)
     return bad;
 }
 
+#define MAX_LEADS 8
+
+/* The next occurrence of symbol in text at or after i, -1 if none, -2 on error. */
+static Py_ssize_t
+next_of(PyObject *text, int is_str, const void *data, Py_ssize_t n, Py_ssize_t i, long symbol)
+{
+    if (i >= n)
+        return -1;
+    if (is_str)
+        return symbol > 0x10FFFF ? -1 : PyUnicode_FindChar(text, (Py_UCS4)symbol, i, n, 1);
+    const char *at = symbol > 0xFF ? NULL : memchr((const char *)data + i, (int)symbol, (size_t)(n - i));
+    return at == NULL ? -1 : at - (const char *)data;
+}
+
 static PyObject *
 trie_find_all(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "find_all(text, nodes, edges, lead) takes 4 arguments");
+        PyErr_SetString(PyExc_TypeError, "find_all(text, nodes, edges, leads) takes 4 arguments");
         return NULL;
     }
-    PyObject *text = args[0], *nodes_obj = args[1], *edges_obj = args[2];
-    long lead = PyLong_AsLong(args[3]);
-    if (lead == -1 && PyErr_Occurred())
+    PyObject *text = args[0], *nodes_obj = args[1], *edges_obj = args[2], *leads_obj = args[3];
+    if (!PyTuple_CheckExact(leads_obj) || PyTuple_GET_SIZE(leads_obj) > MAX_LEADS) {
+        PyErr_SetString(PyExc_TypeError, "find_all: leads must be a tuple of at most 8 symbols");
         return NULL;
+    }
+    int n_leads = (int)PyTuple_GET_SIZE(leads_obj);
+    long leads[MAX_LEADS];
+    for (int k = 0; k < n_leads; k++) {
+        leads[k] = PyLong_AsLong(PyTuple_GET_ITEM(leads_obj, k));
+        if (leads[k] == -1 && PyErr_Occurred())
+            return NULL;
+    }
     if (!PyBytes_CheckExact(nodes_obj) || !PyBytes_CheckExact(edges_obj) ||
         PyBytes_GET_SIZE(nodes_obj) % sizeof(Node) || PyBytes_GET_SIZE(edges_obj) % sizeof(Edge) ||
         PyBytes_GET_SIZE(nodes_obj) == 0) {
@@ -120,28 +143,33 @@ trie_find_all(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *hits = PyList_New(0);
     if (hits == NULL)
         return NULL;
-    const Node *root = &nodes[0];
+    Py_ssize_t next[MAX_LEADS]; /* each lead's next occurrence at or after i (-1: none left) */
+    for (int k = 0; k < n_leads; k++)
+        if ((next[k] = next_of(text, is_str, data, n, 0, leads[k])) == -2)
+            goto fail;
     Py_ssize_t i = 0;
     while (i < n) {
-        if (lead >= 0) { /* the next occurrence of the lead symbol */
-            if (is_str) {
-                if (lead > 0x10FFFF)
-                    break;
-                i = PyUnicode_FindChar(text, (Py_UCS4)lead, i, n, 1);
-                if (i == -2)
+        if (n_leads) { /* the nearest lead's occurrence */
+            Py_ssize_t best = -1;
+            for (int k = 0; k < n_leads; k++) {
+                if (next[k] >= 0 && next[k] < i && (next[k] = next_of(text, is_str, data, n, i, leads[k])) == -2)
                     goto fail;
+                if (next[k] >= 0 && (best < 0 || next[k] < best))
+                    best = next[k];
             }
-            else {
-                const char *at = lead > 0xFF ? NULL : memchr((const char *)data + i, (int)lead, (size_t)(n - i));
-                i = at == NULL ? -1 : at - (const char *)data;
-            }
-            if (i < 0)
+            if (best < 0)
                 break;
+            i = best;
         }
-        const Node *node = root;
-        Py_ssize_t j = i;
-        while (node->terminal < 0) {
-            if (j >= n)
+        const Node *node = &nodes[0];
+        Py_ssize_t j = i, end = -1;
+        int32_t found = -1;
+        for (;;) {
+            if (node->terminal >= 0 && j > i) {
+                found = node->terminal;
+                end = j;
+            }
+            if (node->count == 0 || j >= n)
                 break;
             int64_t c = child_of(node, edges, (uint32_t)n_edges, (uint32_t)n_nodes, symbol_at(kind, data, j));
             if (c == -2)
@@ -151,10 +179,10 @@ trie_find_all(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             node = &nodes[c];
             j++;
         }
-        if (node->terminal >= 0 && j > i) {
-            if (append_hit(hits, node->terminal, i, j) < 0)
+        if (found >= 0) {
+            if (append_hit(hits, found, i, end) < 0)
                 goto fail;
-            i = j;
+            i = end;
         }
         else
             i++;
@@ -170,7 +198,7 @@ fail:
 
 static PyMethodDef trie_methods[] = {
     {"find_all", (PyCFunction)(void (*)(void))trie_find_all, METH_FASTCALL,
-     "find_all(text, nodes, edges, lead) -> [(pattern, start, end), ...]"},
+     "find_all(text, nodes, edges, leads) -> [(pattern, start, end), ...]"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -122,14 +122,12 @@ class Automaton(Generic[S]):
         # The first symbol of every pattern, when they share it: find_all's jump target.
         self._lead: S | None = self.patterns[0][:1] if len(firsts) == 1 else None
         self._scan: re.Pattern[Any] | None = None
-        self._tables: tuple[bytes, bytes, int] | None = None
+        self._tables: tuple[bytes, bytes, tuple[int, ...]] | None = None
         if _regex_exact(self.patterns, delta, out):
             trie = _trie(self.patterns)
             self._scan = _trie_regex(trie, self.is_bytes)
             if _native_find_all is not None:
-                lead = self._lead
-                code = -1 if lead is None else lead[0] if self.is_bytes else ord(lead)  # type: ignore[arg-type]
-                self._tables = (*_trie_tables(trie, self._index), code)
+                self._tables = (*_trie_tables(trie, self._index), _leads(firsts))
         if self.is_bytes:
             self._skip: re.Pattern[bytes] | re.Pattern[str] = re.compile(
                 b"[" + b"".join(re.escape(bytes([b])) for b in sorted(firsts)) + b"]"  # type: ignore[arg-type]
@@ -262,6 +260,35 @@ class StreamMatcher(Generic[S]):
         return None
 
 
+class Literals:
+    """Fixed strings found in a whole text as a trie-shaped regex's ``search`` finds them: at the
+    leftmost position where one starts, the longest there, then on after it. ``find_all(text)``:
+    ``[(index, start, end), ...]`` (``index`` into :attr:`strings`). One compiled pass
+    (``toklane._trie``) where built; the regex otherwise."""
+
+    __slots__ = ("_index", "_regex", "_tables", "strings")
+
+    def __init__(self, strings: Sequence[str]):
+        if not strings or any(not s for s in strings):
+            raise ValueError("Literals needs non-empty strings")
+        self.strings = tuple(strings)
+        self._index: dict[str, int] = {}
+        for k, s in enumerate(self.strings):
+            self._index.setdefault(s, k)
+        trie = _trie(self.strings, longest=True)
+        self._regex: re.Pattern[str] = _trie_regex(trie, False)
+        self._tables = None
+        if _native_find_all is not None:
+            self._tables = (*_trie_tables(trie, self._index), _leads({s[0] for s in self.strings}))
+
+    def find_all(self, text: str) -> list[tuple[int, int, int]]:
+        tables = self._tables
+        if tables is not None:
+            return _native_find_all(text, *tables)  # type: ignore[misc]
+        index = self._index
+        return [(index[m.group()], *m.span()) for m in self._regex.finditer(text)]
+
+
 def _regex_exact(patterns: Sequence[str] | Sequence[bytes], delta: list[dict[Hashable, int]], out: list[int]) -> bool:
     """Whether a leftmost-shortest regex scan finds the DFA's matches: no pattern lies strictly
     inside another (an occurrence touching neither end). A prefix ends first in both; a suffix
@@ -277,20 +304,21 @@ def _regex_exact(patterns: Sequence[str] | Sequence[bytes], delta: list[dict[Has
     return True
 
 
-def _trie(patterns: Sequence[str] | Sequence[bytes]) -> dict[Any, Any]:
-    """The patterns as a trie of dicts (symbol -> child); a terminal node holds only ``_END``: the
-    pattern that completes there, ending its branch (the DFA reports a pattern as soon as it
-    completes, so a longer one through it is never reported)."""
+def _trie(patterns: Sequence[str] | Sequence[bytes], longest: bool = False) -> dict[Any, Any]:
+    """The patterns as a trie of dicts (symbol -> child, ``_END`` -> the pattern that completes at a
+    node). By default a terminal node ends its branch (the DFA reports a pattern as soon as it
+    completes, so a longer one through it is never reported); ``longest`` keeps every pattern."""
     root: dict[Any, Any] = {}
     for p in patterns:
         node = root
         for symbol in p:
-            if _END in node:
+            if _END in node and not longest:
                 break  # a shorter pattern completes first: this one is never reported
             node = node.setdefault(symbol, {})
         else:
-            node.clear()
-            node[_END] = p
+            if not longest:
+                node.clear()
+            node.setdefault(_END, p)
     return root
 
 
@@ -298,11 +326,14 @@ _END = object()
 
 
 def _trie_regex(root: dict[Any, Any], is_bytes: bool) -> re.Pattern[Any]:
-    """One compiled pattern matching the shortest pattern at the leftmost start: the trie of
-    :func:`_trie` as nested alternations."""
+    """One compiled pattern matching, at the leftmost start, the pattern the trie of :func:`_trie`
+    leads to (the shortest, or with ``longest`` the longest): the trie as nested alternations, a
+    node's children before its own end."""
 
     def emit(node: dict[Any, Any]) -> str:
         alts = [re.escape(chr(c) if is_bytes else c) + emit(child) for c, child in node.items() if c is not _END]
+        if alts and _END in node:
+            return "(?:" + "|".join(alts) + "|)"
         if len(alts) == 1:
             return alts[0]
         return "(?:" + "|".join(alts) + ")" if alts else ""
@@ -315,6 +346,15 @@ def _trie_regex(root: dict[Any, Any], is_bytes: bool) -> re.Pattern[Any]:
 #: (symbol, child); native byte order, as its Node and Edge structs.
 _NODE = struct.Struct("=IIi")
 _EDGE = struct.Struct("=II")
+
+
+def _leads(firsts: set[Any]) -> tuple[int, ...]:
+    """The C scan's jump targets: the symbols patterns start with, or () (try every position) where
+    there are more than it keeps."""
+    return tuple(sorted(c if type(c) is int else ord(c) for c in firsts)) if len(firsts) <= _MAX_LEADS else ()
+
+
+_MAX_LEADS = 8  # (toklane._trie's MAX_LEADS)
 
 
 def _trie_tables(root: dict[Any, Any], index: dict[Any, int]) -> tuple[bytes, bytes]:
