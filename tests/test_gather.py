@@ -127,3 +127,37 @@ def test_the_compiled_reader_is_built() -> None:
     env = {**os.environ, "TOKLANE_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=st.lists(st.integers(0, 2**32 - 1) | st.integers(0, 300), max_size=200))
+def test_id_lists_equal_tolist_and_share_one_int_per_id(ids: list[int]) -> None:
+    """IdLists: a uint32 array as the list numpy's tolist gives, each id below the cache's size one
+    shared int object across calls; ids past it, slices and other dtypes are read as they are."""
+    lists = gather.IdLists(256)
+    arr = np.array(ids, dtype=np.uint32)
+    first, again = lists(arr), lists(arr)
+    assert first == again == arr.tolist()
+    assert all(type(x) is int for x in first)
+    if gather.NATIVE:
+        assert all(a is b for a, b in zip(first, again, strict=True) if a < 256)
+    assert lists(arr[::2]) == arr[::2].tolist()  # not contiguous: tolist
+    assert lists(arr.astype(np.int64)) == ids
+
+
+def test_id_list_refuses_what_is_no_uint32_buffer() -> None:
+    if not gather.NATIVE:
+        pytest.skip("the compiled reader is not built")
+    from toklane._gather import id_list, ints
+
+    cache = ints(10)
+    assert id_list(cache, np.array([3, 11], dtype=np.uint32)) == [3, 11]
+    assert id_list(cache, memoryview(np.array([4], dtype=np.uint32).tobytes()).cast("I")) == [4]
+    with pytest.raises(TypeError, match="4-byte unsigned"):
+        id_list(cache, np.array([1], dtype=np.int64))
+    with pytest.raises(TypeError, match="4-byte unsigned"):
+        id_list(cache, b"abcd")
+    with pytest.raises(TypeError):
+        id_list(cache, [1, 2])
+    with pytest.raises(ValueError, match="size"):
+        ints(-1)
