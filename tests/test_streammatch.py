@@ -257,4 +257,4 @@ def test_literals_find_the_longest_at_the_leftmost_start(strings, text):
     lits = Literals(strings)
     expected = naive_literals(strings, text)
     assert lits.find_all(text) == expected
-    assert [(lits._index[m.group()], *m.span()) for m in lits._regex.finditer(text)] == expected
+    assert lits._find_all_by_regex(text) == expected
