@@ -811,13 +811,17 @@ bpe_join_ids(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *list = PyList_New(total);
     if (list == NULL)
         return NULL;
-    /* (PyList_New may run the garbage collector, which cannot change the list of bytes the caller
-     * holds: it is read afresh all the same, and each array's size checked again) */
+    /* Allocating (the list, a rank's first int) may run the garbage collector, and a finalizer may
+     * change the caller's list: it is read afresh, each array held while it is read, and its size
+     * checked again. */
     Py_ssize_t at = 0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(arrays) && k < parts; k++) {
-        PyObject *a = PyList_GET_ITEM(arrays, k);
-        size_t n = PyBytes_CheckExact(a) ? (size_t)PyBytes_GET_SIZE(a) / sizeof(uint32_t) : 0;
-        if ((Py_ssize_t)n > total - at || fill_ids(e, list, at, (const uint32_t *)PyBytes_AS_STRING(a), n) < 0) {
+        PyObject *a = Py_NewRef(PyList_GET_ITEM(arrays, k));
+        int bad = !PyBytes_CheckExact(a);
+        size_t n = bad ? 0 : (size_t)PyBytes_GET_SIZE(a) / sizeof(uint32_t);
+        bad = bad || (Py_ssize_t)n > total - at || fill_ids(e, list, at, (const uint32_t *)PyBytes_AS_STRING(a), n) < 0;
+        Py_DECREF(a);
+        if (bad) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_RuntimeError, "join_ids: the arrays changed");
             Py_DECREF(list);

@@ -231,7 +231,7 @@ gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
     const char *format = view.format == NULL ? "B" : view.format;
-    if (*format == '=' || *format == '<' || *format == '@')
+    if (*format == '=' || *format == '@') /* native order (the ids are read as native uint32) */
         format++;
     if (view.itemsize != 4 || (strcmp(format, "I") != 0 && strcmp(format, "L") != 0)) {
         PyBuffer_Release(&view);
