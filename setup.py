@@ -7,8 +7,8 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("toklane._gather", ["src/toklane/_gather.c"], optional=True),
-        Extension("toklane._bpe", ["src/toklane/_bpe.c"], optional=True),
+        Extension("toklane._gather", ["src/toklane/_gather.c"], depends=["src/toklane/_ids.h"], optional=True),
+        Extension("toklane._bpe", ["src/toklane/_bpe.c"], depends=["src/toklane/_ids.h"], optional=True),
         Extension("toklane._trie", ["src/toklane/_trie.c"], optional=True),
     ]
 )

@@ -18,15 +18,17 @@
  * leftmost on ties
  * (tiktoken's order): in place for short pieces, with a heap for long ones (n log n, where the
  * array scan would be quadratic on a megabyte-long run of emoji). The text is read in place (str is
- * immutable and the caller holds it) with the GIL released: encoders run on all cores. The result
- * list shares one int object per rank, made at build (making an int per id took 40% of the time,
- * with the GIL held, so threads barely helped).
+ * immutable and the caller holds it) with the GIL released: encoders run on all cores. Result lists
+ * share one int object per rank, made on its first use (_ids.h, as toklane._gather's id lists): making
+ * an int per id took 40% of the time, with the GIL held, so threads barely helped.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "_ids.h"
 
 #define C_L 1
 #define C_M 2
@@ -59,10 +61,7 @@ typedef struct {
     uint32_t byte_rank[256];
     uint8_t *classes;
     int grammar;
-    PyObject **ints; /* the int object of each rank up to max_rank, made on its first use (with the
-                        GIL held) and kept: result lists share them (an incref per id, where making
-                        an int per id cost ~40 ns with the GIL held) */
-    uint32_t max_rank;
+    IdInts ids; /* the int object of each rank, made on its first use: result lists share them */
 } Encoder;
 
 static inline uint64_t
@@ -600,10 +599,7 @@ done:
 static void
 encoder_free_struct(Encoder *e)
 {
-    if (e->ints != NULL)
-        for (uint64_t r = 0; r <= e->max_rank; r++)
-            Py_XDECREF(e->ints[r]);
-    free(e->ints);
+    id_ints_clear(&e->ids);
     free(e->slots);
     free(e->blob);
     free(e->classes);
@@ -666,7 +662,7 @@ bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     e->grammar = (int)grammar;
     for (int b = 0; b < 256; b++)
         e->byte_rank[b] = NO_RANK;
-    uint32_t used = 0;
+    uint32_t used = 0, max_rank = 0;
     pos = 0;
     while (PyDict_Next(ranks, &pos, &key, &value)) {
         long long r = PyLong_AsLongLong(value);
@@ -686,14 +682,11 @@ bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             i = (i + 1) & e->mask;
         e->slots[i] = (Slot){(uint32_t)(h >> 32), (uint32_t)r, used, (uint32_t)n};
         used += (uint32_t)n;
-        if ((uint32_t)r > e->max_rank)
-            e->max_rank = (uint32_t)r;
+        if ((uint32_t)r > max_rank)
+            max_rank = (uint32_t)r;
     }
-    e->ints = calloc((size_t)e->max_rank + 1, sizeof(PyObject *));
-    if (e->ints == NULL) {
-        PyErr_NoMemory();
+    if (id_ints_init(&e->ids, (Py_ssize_t)max_rank + 1) < 0)
         goto fail;
-    }
     PyObject *capsule = PyCapsule_New(e, "toklane._bpe.Encoder", encoder_free);
     if (capsule == NULL)
         goto fail;
@@ -707,28 +700,6 @@ fail:
 #define AS_LIST 0
 #define AS_COUNT 1
 #define AS_ARRAY 2
-
-/* list[at:at + n] = the int objects of ids (a new list's empty slots). Each rank's int is made on its
- * first use and kept (the GIL is held): result lists share them. -1 with an exception on failure
- * (the slots not filled stay NULL, which a list's dealloc skips). */
-static int
-fill_ids(Encoder *e, PyObject *list, Py_ssize_t at, const uint32_t *ids, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint32_t v = ids[i];
-        PyObject *id;
-        if (v > e->max_rank) /* (not from encode: its ids are ranks) */
-            id = PyLong_FromUnsignedLong(v);
-        else if ((id = e->ints[v]) != NULL)
-            Py_INCREF(id);
-        else if ((id = PyLong_FromUnsignedLong(v)) != NULL)
-            e->ints[v] = Py_NewRef(id);
-        if (id == NULL)
-            return -1;
-        PyList_SET_ITEM(list, at + (Py_ssize_t)i, id);
-    }
-    return 0;
-}
 
 static PyObject *
 bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -779,7 +750,7 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *result;
     if (mode == AS_ARRAY)
         result = PyBytes_FromStringAndSize((const char *)out.v, (Py_ssize_t)(out.n * sizeof(uint32_t)));
-    else if ((result = PyList_New((Py_ssize_t)out.n)) != NULL && fill_ids(e, result, 0, out.v, out.n) < 0)
+    else if ((result = PyList_New((Py_ssize_t)out.n)) != NULL && id_ints_fill(&e->ids, result, 0, out.v, out.n) < 0)
         Py_CLEAR(result);
     free(out.v);
     return result;
@@ -819,7 +790,7 @@ bpe_join_ids(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyObject *a = Py_NewRef(PyList_GET_ITEM(arrays, k));
         int bad = !PyBytes_CheckExact(a);
         size_t n = bad ? 0 : (size_t)PyBytes_GET_SIZE(a) / sizeof(uint32_t);
-        bad = bad || (Py_ssize_t)n > total - at || fill_ids(e, list, at, (const uint32_t *)PyBytes_AS_STRING(a), n) < 0;
+        bad = bad || (Py_ssize_t)n > total - at || id_ints_fill(&e->ids, list, at, (const uint32_t *)PyBytes_AS_STRING(a), n) < 0;
         Py_DECREF(a);
         if (bad) {
             if (!PyErr_Occurred())

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_ids.h"
+
 /* The value of an exact int read straight from the object (PyLong_AsLong costs 5x more per id);
  * LONG_MIN for one of more than 30 bits (out of range for any vocabulary). */
 static inline long
@@ -168,23 +170,14 @@ fail:
 
 /* ------------------------------------------------------------------ ids as a list of ints */
 
-/* The int objects of ids below size, each made on its first use and kept (with the GIL held, as
- * every call here is): lists of ids share them, an incref per id where making an int costs
- * ~20-40 ns. */
-typedef struct {
-    Py_ssize_t size;
-    PyObject **ints;
-} Ints;
-
+/* The cache behind id_list: an IdInts (_ids.h) in a capsule. */
 static void
 ints_free(PyObject *capsule)
 {
-    Ints *c = PyCapsule_GetPointer(capsule, "toklane._gather.Ints");
+    IdInts *c = PyCapsule_GetPointer(capsule, "toklane._gather.Ints");
     if (c == NULL)
         return;
-    for (Py_ssize_t i = 0; i < c->size; i++)
-        Py_XDECREF(c->ints[i]);
-    PyMem_Free(c->ints);
+    id_ints_clear(c);
     PyMem_Free(c);
 }
 
@@ -198,18 +191,16 @@ gather_ints(PyObject *module, PyObject *arg)
         PyErr_SetString(PyExc_ValueError, "ints: size must be 0 to 2**26");
         return NULL;
     }
-    Ints *c = PyMem_Calloc(1, sizeof(Ints));
-    PyObject **ints = PyMem_Calloc((size_t)size + 1, sizeof(PyObject *));
-    if (c == NULL || ints == NULL) {
-        PyMem_Free(c);
-        PyMem_Free(ints);
+    IdInts *c = PyMem_Calloc(1, sizeof(IdInts));
+    if (c == NULL)
         return PyErr_NoMemory();
+    if (id_ints_init(c, size) < 0) {
+        PyMem_Free(c);
+        return NULL;
     }
-    c->size = size;
-    c->ints = ints;
     PyObject *capsule = PyCapsule_New(c, "toklane._gather.Ints", ints_free);
     if (capsule == NULL) {
-        PyMem_Free(ints);
+        id_ints_clear(c);
         PyMem_Free(c);
     }
     return capsule;
@@ -224,7 +215,7 @@ gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "id_list(ints, ids) takes 2 arguments");
         return NULL;
     }
-    Ints *c = PyCapsule_GetPointer(args[0], "toklane._gather.Ints");
+    IdInts *c = PyCapsule_GetPointer(args[0], "toklane._gather.Ints");
     if (c == NULL)
         return NULL;
     Py_buffer view;
@@ -239,22 +230,9 @@ gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_ssize_t n = view.len / 4;
-    const uint32_t *ids = (const uint32_t *)view.buf;
     PyObject *list = PyList_New(n);
-    for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
-        uint32_t v = ids[i];
-        PyObject *id;
-        if ((Py_ssize_t)v >= c->size)
-            id = PyLong_FromUnsignedLong(v);
-        else if ((id = c->ints[v]) != NULL)
-            Py_INCREF(id);
-        else if ((id = PyLong_FromUnsignedLong(v)) != NULL)
-            c->ints[v] = Py_NewRef(id);
-        if (id == NULL)
-            Py_CLEAR(list);
-        else
-            PyList_SET_ITEM(list, i, id);
-    }
+    if (list != NULL && id_ints_fill(c, list, 0, (const uint32_t *)view.buf, (size_t)n) < 0)
+        Py_CLEAR(list);
     PyBuffer_Release(&view);
     return list;
 }

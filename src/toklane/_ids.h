@@ -1,0 +1,66 @@
+/* Token ids as Python lists of shared int objects: one piece of C for toklane._bpe (an encoder's
+ * results) and toklane._gather (quicktok's id arrays, gather.IdLists).
+ *
+ * An IdInts holds the int object of each id below its size, made on the id's first use and kept;
+ * a list of ids then costs an incref per id, where making an int per id costs ~20-40 ns. Every
+ * function here runs with the GIL held (which is what makes the first-use fill safe). Include it
+ * after Python.h.
+ */
+#ifndef TOKLANE_IDS_H
+#define TOKLANE_IDS_H
+
+#include <stdint.h>
+
+typedef struct {
+    Py_ssize_t size;
+    PyObject **ints; /* size slots, NULL until an id's first use */
+} IdInts;
+
+/* 0, or -1 with MemoryError. */
+static inline int
+id_ints_init(IdInts *c, Py_ssize_t size)
+{
+    c->size = size;
+    c->ints = PyMem_Calloc((size_t)size + 1, sizeof(PyObject *));
+    if (c->ints == NULL) {
+        c->size = 0;
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static inline void
+id_ints_clear(IdInts *c)
+{
+    if (c->ints != NULL)
+        for (Py_ssize_t i = 0; i < c->size; i++)
+            Py_XDECREF(c->ints[i]);
+    PyMem_Free(c->ints);
+    c->ints = NULL;
+    c->size = 0;
+}
+
+/* list[at:at + n] = the int objects of ids (a new list's empty slots); ids at or past size are made
+ * each time. -1 with an exception on failure (the slots not filled stay NULL, which a list's
+ * dealloc skips). */
+static inline int
+id_ints_fill(IdInts *c, PyObject *list, Py_ssize_t at, const uint32_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = ids[i];
+        PyObject *id;
+        if ((Py_ssize_t)v >= c->size)
+            id = PyLong_FromUnsignedLong(v);
+        else if ((id = c->ints[v]) != NULL)
+            Py_INCREF(id);
+        else if ((id = PyLong_FromUnsignedLong(v)) != NULL)
+            c->ints[v] = Py_NewRef(id);
+        if (id == NULL)
+            return -1;
+        PyList_SET_ITEM(list, at + (Py_ssize_t)i, id);
+    }
+    return 0;
+}
+
+#endif
