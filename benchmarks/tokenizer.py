@@ -246,17 +246,13 @@ def _peers(name: str, quick: bool, tmp: str) -> tuple[dict[str, object], dict[st
     return engines, skipped, reference
 
 
-def _one_core() -> object:
+def _one_core() -> set[int]:
     """Pin this process to one core (per-core figures): every thread of it, not only the calling one
     (``sched_setaffinity(0)`` pins the calling thread alone, and an engine's pool threads started
-    earlier would go on using every core). Returns what :func:`_all_cores` restores."""
+    earlier would go on using every core). Returns the cores to restore with :func:`_pin_threads`."""
     cores = os.sched_getaffinity(0)
     _pin_threads({min(cores)})
     return cores
-
-
-def _all_cores(cores: object) -> None:
-    _pin_threads(cores)  # type: ignore[arg-type]
 
 
 def _pin_threads(cores: set[int]) -> None:
@@ -314,7 +310,7 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool) -> None:
                         )
                     )
             finally:
-                _all_cores(restore)
+                _pin_threads(restore)
     for row in table:
         name, label = row[0].split(" / ") if " / " in row[0] else (row[0], None)
         if label is not None and (name, label) in results and ("cl100k_base", label) in results:
@@ -355,7 +351,7 @@ def scaling_rows(rows: list, quick: bool) -> None:
             try:
                 t_one = best_time(fn, repeat=3)
             finally:
-                _all_cores(restore)
+                _pin_threads(restore)
             speedup = t_one / t_all
             rows.append(
                 (
@@ -435,7 +431,7 @@ def decode_rows(rows: list, texts: dict[str, str]) -> None:
                     )
                 )
     finally:
-        _all_cores(restore)
+        _pin_threads(restore)
     reader = "compiled id reader" if gather.NATIVE else "numpy fallback: toklane._gather not built"
     rows.append(("(toklane reads ids with the " + reader + ")", "", "", "", "", ""))
 
