@@ -12,6 +12,7 @@ import itertools
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,7 @@ def test_count_fails_on_the_first_bad_line_like_the_local_engine(ray_cluster, tm
         count_corpus(src, text_field="text", split_bytes=SPLIT_BYTES, engine="ray")
     assert str(on_ray.value) == str(local.value)
     assert str(on_ray.value).startswith(f"{src / 'b.jsonl'}:150: not JSON")
+    assert_cpus_come_back(ray_cluster)
 
 
 def test_tokenize_writes_the_local_engines_rows_in_name_order(ray_cluster, tmp_path):
@@ -118,6 +120,16 @@ def test_tokenize_fails_on_a_bad_line_with_its_location_and_leaves_no_shards(ray
         tokenize_corpus(src / "b.jsonl", tmp_path / "ray", text_field="text", shard_bytes=SPLIT_BYTES, engine="ray")
     assert str(on_ray.value) == str(local.value)
     assert not list((tmp_path / "ray").iterdir())
+    assert_cpus_come_back(ray_cluster)
+
+
+def assert_cpus_come_back(ray, seconds: float = 20.0) -> None:
+    """Every CPU is free again soon after a job (the encoder actors of a failed pipeline once
+    held theirs until the garbage collector ran: the next pipeline then waited forever)."""
+    deadline = time.monotonic() + seconds
+    while ray.available_resources().get("CPU", 0) < ray.cluster_resources()["CPU"]:
+        assert time.monotonic() < deadline, f"CPUs still held: {ray.available_resources()}"
+        time.sleep(0.1)
 
 
 def test_a_bad_record_met_in_a_later_split_gives_way_to_the_first_in_input_order(ray_cluster, tmp_path):
@@ -145,6 +157,7 @@ def test_a_bad_record_met_in_a_later_split_gives_way_to_the_first_in_input_order
         context.execution_options.preserve_order = saved
         ray_cluster.kill(runner.state)
     assert str(on_ray.value) == str(local.value) and ":150: not JSON" in str(on_ray.value)
+    assert_cpus_come_back(ray_cluster)
 
 
 def test_parquet_input_counts_and_tokenizes_like_the_local_engine(ray_cluster, tmp_path):

@@ -22,6 +22,7 @@ Every node needs toklane (and the inputs and the output folder at the same paths
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -184,6 +185,8 @@ class Encoder:
         single_thread_env()  # one core per actor, as one local worker
         self.tok = load_tokenizer(model)
         self.splits, self.opts, self.limits, self.state = splits, opts, limits, state
+        if state is not None:  # so the driver can free this actor's CPU once the pipeline ends
+            ray.get(state.enlist.remote(ray.get_runtime_context().current_actor))
 
     def __call__(self, block: pa.Table) -> pa.Table:
         try:
@@ -324,6 +327,14 @@ class JobState:
         self.tokens = 0
         self.failure: tuple[str, str] | None = None
         self.bad_split: int | None = None  # tokenize, on_error="fail": the first split known to hold a bad record
+        self.encoders: list[Any] = []  # the Encoder actors' handles, for the driver to release
+
+    def enlist(self, encoder: Any) -> None:
+        self.encoders.append(encoder)
+
+    def take_encoders(self) -> list[Any]:
+        taken, self.encoders = self.encoders, []
+        return taken
 
     def fail(self, where: str, reason: str, bad_split: int | None = None) -> None:
         if self.failure is None:
@@ -475,6 +486,18 @@ class _Runner:
             num_cpus=1,
         )
 
+    @contextlib.contextmanager
+    def _encoders_released(self) -> Iterator[None]:
+        """Run one pipeline, then kill its Encoder actors. Ray Data only drops its references to
+        them when the pipeline ends, and a failed pipeline's exception (its traceback holds the
+        executor) keeps them alive, each holding a CPU: the pipeline run next (the recount after
+        a bad record, or the caller's next job) would wait for a CPU forever."""
+        try:
+            yield
+        finally:
+            for encoder in ray.get(self.state.take_encoders.remote()):
+                ray.kill(encoder)
+
     def _worker_error(self) -> tuple[CorpusError | None, int | None]:
         """The CorpusError a worker raised (Ray Data hands over only its text), and the first
         split known to hold a bad record."""
@@ -487,14 +510,15 @@ class _Runner:
         gathered = ChunkCounts()
         nxt = 0  # todo[:nxt] are merged; a split is complete once a later one shows up
         try:
-            for batch in self._dataset(todo, limits).iter_batches(batch_size=None, batch_format="pyarrow"):
-                for row in batch.to_pylist():
-                    while todo[nxt].index < int(row["split"]):
-                        self.merger.add(todo[nxt], gathered.result(todo[nxt]))
-                        nxt += 1
-                    gathered.add(row)
-                    if progress is not None:
-                        progress(int(row["bytes"]), int(sum(row["lengths"])))
+            with self._encoders_released():
+                for batch in self._dataset(todo, limits).iter_batches(batch_size=None, batch_format="pyarrow"):
+                    for row in batch.to_pylist():
+                        while todo[nxt].index < int(row["split"]):
+                            self.merger.add(todo[nxt], gathered.result(todo[nxt]))
+                            nxt += 1
+                        gathered.add(row)
+                        if progress is not None:
+                            progress(int(row["bytes"]), int(sum(row["lengths"])))
         except CorpusError:
             raise
         except Exception:
@@ -528,9 +552,10 @@ class _Runner:
             poller = threading.Thread(target=poll, name="toklane-ray-progress", daemon=True)
             poller.start()
         try:
-            self._dataset(job.splits, job.limits).write_datasink(
-                sink, ray_remote_args={"num_cpus": 0}, concurrency=self.io_tasks
-            )
+            with self._encoders_released():
+                self._dataset(job.splits, job.limits).write_datasink(
+                    sink, ray_remote_args={"num_cpus": 0}, concurrency=self.io_tasks
+                )
         except Exception:
             prepare_output(output, overwrite=True)  # no resume on Ray: a failed run leaves no shards
             error, bad_split = self._worker_error()
