@@ -98,6 +98,25 @@ def test_runs_equal_the_reference(index: int, data: st.DataObject) -> None:
             assert gather.runs(np.array(ids, dtype=np.int64), table, decode) == want
 
 
+@pytest.mark.parametrize("index", range(len(FORMATS)), ids=[f[0] for f in FORMATS])
+def test_runs_grow_past_the_first_guess_of_their_size(index: int) -> None:
+    """The reader guesses 6 bytes per id: long tokens, alone, in a row or between short ones and
+    markers, take it past that, from the fast path (short tokens) and the long-token path alike."""
+    _, table = _table(index)
+    kinds = table.kind_array
+    by_length = sorted((i for i in range(len(kinds)) if kinds[i] == ORDINARY), key=lambda i: len(table.table[i]))
+    longest, long16 = by_length[-1], next(i for i in by_length if len(table.table[i]) > 16)
+    short = by_length[len(by_length) // 2]
+    marker = int(np.flatnonzero(kinds == MARKER)[0])
+    for ids in (
+        [longest] * 3000,
+        [long16, short] * 1500,
+        [short] * 63 + [longest] * 200 + [marker] + [short, longest] * 700,
+    ):
+        for decode in (False, True):
+            assert gather.runs(ids, table, decode) == reference(ids, table, decode)
+
+
 def test_runs_refuses_what_it_cannot_read() -> None:
     _, table = _table(0)
     for ids in (iter([1, 2]), {1: 2}, "12", 5):

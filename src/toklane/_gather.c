@@ -25,6 +25,14 @@
 
 #include "_ids.h"
 
+#if defined(__GNUC__)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define LIKELY(x) (x)
+#define UNLIKELY(x) (x)
+#endif
+
 /* The value of an exact int read straight from the object (PyLong_AsLong costs 5x more per id);
  * LONG_MIN for one of more than 30 bits (out of range for any vocabulary). */
 static inline long
@@ -36,7 +44,7 @@ id_value(PyObject *item)
     return LONG_MIN;
 #else
     Py_ssize_t size = Py_SIZE(item);
-    if (size == 1)
+    if (LIKELY(size == 1))
         return (long)((PyLongObject *)item)->ob_digit[0];
     if (size == -1)
         return -(long)((PyLongObject *)item)->ob_digit[0];
@@ -62,6 +70,25 @@ typedef struct {
 
 /* Bytes a token is copied by, at once, when it is no longer (blob and the buffer have this much slack). */
 #define WORD 16
+/* Ids read between checks of the buffer's room. */
+#define BLOCK 64
+
+/* Grow *buf (holding *cap bytes, plus WORD of slack) to hold at least need bytes: 0 on failure. */
+static int
+ensure_room(char **buf, Py_ssize_t *cap, Py_ssize_t need)
+{
+    if (need <= *cap)
+        return 1;
+    Py_ssize_t grown_cap = 2 * need;
+    char *grown = PyMem_Realloc(*buf, grown_cap + WORD);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    *buf = grown;
+    *cap = grown_cap;
+    return 1;
+}
 
 static PyObject *
 gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -85,9 +112,11 @@ gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     const char *bytes = PyBytes_AS_STRING(blob);
     uint64_t blob_size = (uint64_t)PyBytes_GET_SIZE(blob);
     const Entry *table = (const Entry *)PyBytes_AS_STRING(entries);
-    Py_ssize_t vocab = PyBytes_GET_SIZE(entries) / (Py_ssize_t)sizeof(Entry);
+    unsigned long vocab = (unsigned long)(PyBytes_GET_SIZE(entries) / (Py_ssize_t)sizeof(Entry));
+    /* A token of at most WORD bytes starting at or before this is copied by one fixed-size copy. */
+    uint64_t word_limit = blob_size >= WORD ? blob_size - WORD : 0;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(ids);
-    Py_ssize_t cap = n * 6 + 64, size = 0, start = 0;
+    Py_ssize_t cap = n * 6 + BLOCK * WORD, size = 0, start = 0;
     char *buf = PyMem_Malloc(cap + WORD);
     PyObject *runs = PyList_New(0), *positions = PyList_New(0);
     if (buf == NULL || runs == NULL || positions == NULL) {
@@ -97,52 +126,56 @@ gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     /* (read after the allocations above, which may run the garbage collector: see below) */
     n = PySequence_Fast_GET_SIZE(ids);
     PyObject **items = PySequence_Fast_ITEMS(ids);
-    for (Py_ssize_t p = 0; p < n; p++) {
-        PyObject *item = items[p];
-        if (!PyLong_CheckExact(item))
-            goto decline;
-        long t = id_value(item);
-        if (t < 0 || t >= vocab) {
-            if (t == -1 && placeholders) /* a placeholder of async scheduling: not a token yet */
-                continue;
-            goto decline;
-        }
-        Entry e = table[t];
-        if (e.kind == 0) {
-            if (size + e.size > cap) {
-                cap = 2 * (size + e.size);
-                char *grown = PyMem_Realloc(buf, cap + WORD);
-                if (grown == NULL) {
-                    PyErr_NoMemory();
-                    goto fail;
-                }
-                buf = grown;
-            }
-            if (e.size <= WORD && (uint64_t)e.start + WORD <= blob_size)
-                memcpy(buf + size, bytes + e.start, WORD); /* a fixed-size copy: no call */
-            else if ((uint64_t)e.start + e.size <= blob_size)
-                memcpy(buf + size, bytes + e.start, e.size);
-            else
+    PyTypeObject *long_type = &PyLong_Type;
+    /* The ids in blocks: before each, the buffer holds room for BLOCK short tokens, so the common
+     * case (an ordinary token of at most WORD bytes) is a load, a fixed-size copy and an add. */
+    for (Py_ssize_t block = 0; block < n; block += BLOCK) {
+        if (!ensure_room(&buf, &cap, size + BLOCK * WORD))
+            goto fail;
+        Py_ssize_t block_end = block + BLOCK < n ? block + BLOCK : n;
+        for (Py_ssize_t p = block; p < block_end; p++) {
+            PyObject *item = items[p];
+            if (UNLIKELY(Py_TYPE(item) != long_type))
                 goto decline;
-            size += e.size;
+            unsigned long t = (unsigned long)id_value(item);
+            if (UNLIKELY(t >= vocab)) { /* (negative ones too) */
+                if ((long)t == -1 && placeholders) /* a placeholder of async scheduling: not a token yet */
+                    continue;
+                goto decline;
+            }
+            Entry e = table[t];
+            if (LIKELY(e.kind == 0 && e.size <= WORD && e.start <= word_limit)) {
+                memcpy(buf + size, bytes + e.start, WORD); /* a fixed-size copy: no call */
+                size += e.size;
+            }
+            else if (e.kind == 0) { /* a long token (or one at the blob's end) */
+                if ((uint64_t)e.start + e.size > blob_size)
+                    goto decline;
+                if (!ensure_room(&buf, &cap, size + e.size + BLOCK * WORD))
+                    goto fail;
+                memcpy(buf + size, bytes + e.start, e.size);
+                size += e.size;
+            }
+            else if (e.kind == 1) {
+                PyObject *run = make_run(buf + start, size - start, decode);
+                PyObject *pos = PyLong_FromSsize_t(p);
+                int bad = run == NULL || pos == NULL || PyList_Append(runs, run) || PyList_Append(positions, pos);
+                Py_XDECREF(run);
+                Py_XDECREF(pos);
+                if (bad)
+                    goto fail;
+                start = size;
+                /* Allocating may run the garbage collector, and a finalizer may change the list: read
+                 * its items and length afresh (a marker is rare; the loop over ordinary ids allocates
+                 * nothing). */
+                items = PySequence_Fast_ITEMS(ids);
+                n = PySequence_Fast_GET_SIZE(ids);
+                if (block_end > n)
+                    block_end = n;
+            }
+            else if (e.kind != 2)
+                goto decline;
         }
-        else if (e.kind == 1) {
-            PyObject *run = make_run(buf + start, size - start, decode);
-            PyObject *pos = PyLong_FromSsize_t(p);
-            int bad = run == NULL || pos == NULL || PyList_Append(runs, run) || PyList_Append(positions, pos);
-            Py_XDECREF(run);
-            Py_XDECREF(pos);
-            if (bad)
-                goto fail;
-            start = size;
-            /* Allocating may run the garbage collector, and a finalizer may change the list: read
-             * its items and length afresh (a marker is rare; the loop over ordinary ids allocates
-             * nothing). */
-            items = PySequence_Fast_ITEMS(ids);
-            n = PySequence_Fast_GET_SIZE(ids);
-        }
-        else if (e.kind != 2)
-            goto decline;
     }
     PyObject *last = make_run(buf + start, size - start, decode);
     if (last == NULL || PyList_Append(runs, last)) {
