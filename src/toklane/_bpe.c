@@ -808,11 +808,50 @@ bpe_join_ids(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return list;
 }
 
+/* The spans of nfc_spans in one kind of str: start/end pairs appended to *bounds (*count of them,
+ * room for *cap); -1 when it cannot grow. Runs without the GIL. */
+#define NFC_SCAN(NAME, CHAR)                                                                       \
+    static int NAME(const uint8_t *flags, const CHAR *chars, Py_ssize_t n, Py_ssize_t **bounds,    \
+                    Py_ssize_t *count, Py_ssize_t *cap)                                            \
+    {                                                                                              \
+        Py_ssize_t starter = 0, end = -1;                                                          \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            if (!flags[chars[i]]) {                                                                \
+                starter = i;                                                                       \
+                continue;                                                                          \
+            }                                                                                      \
+            Py_ssize_t j = i + 1;                                                                  \
+            while (j < n && flags[chars[j]])                                                       \
+                j++;                                                                               \
+            if (*count && starter <= end) /* joins the span before */                              \
+                (*bounds)[2 * *count - 1] = j;                                                     \
+            else {                                                                                 \
+                if (*count == *cap) {                                                              \
+                    Py_ssize_t *grown = PyMem_RawRealloc(*bounds, 4 * *cap * sizeof(Py_ssize_t)); \
+                    if (grown == NULL)                                                             \
+                        return -1;                                                                 \
+                    *bounds = grown;                                                               \
+                    *cap *= 2;                                                                     \
+                }                                                                                  \
+                (*bounds)[2 * *count] = starter;                                                   \
+                (*bounds)[2 * *count + 1] = j;                                                     \
+                ++*count;                                                                          \
+            }                                                                                      \
+            end = j;                                                                               \
+            i = j - 1;                                                                             \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }
+NFC_SCAN(nfc_scan_1, Py_UCS1)
+NFC_SCAN(nfc_scan_2, Py_UCS2)
+NFC_SCAN(nfc_scan_4, Py_UCS4)
+
 /* nfc_spans(flags, text) -> [(start, end), ...]: the spans of text NFC may change, for a table of one
  * byte per code point (0x110000), non-zero where NFC may change or reorder a character, or join it
  * to the one before (a mark, a character NFC replaces, the second of a composition). Every other
  * character starts a segment NFC leaves apart, so each span runs from the last such character
- * before a flagged one to the next after it; the spans are merged and in order. */
+ * before a flagged one to the next after it; the spans are merged and in order. The text is
+ * scanned with the GIL released (a str is immutable and the caller holds it). */
 static PyObject *
 bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -827,41 +866,35 @@ bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyUnicode_READY(text) < 0)
         return NULL;
 #endif
+    if (PyUnicode_IS_ASCII(text))
+        return PyList_New(0);
     const void *data = PyUnicode_DATA(text);
-    int kind = PyUnicode_KIND(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), starter = 0, end = -1;
-    PyObject *spans = PyList_New(0);
-    if (spans == NULL || PyUnicode_IS_ASCII(text))
-        return spans;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (!flags[PyUnicode_READ(kind, data, i)]) {
-            starter = i;
-            continue;
-        }
-        Py_ssize_t j = i + 1;
-        while (j < n && flags[PyUnicode_READ(kind, data, j)])
-            j++;
-        PyObject *span;
-        Py_ssize_t size = PyList_GET_SIZE(spans);
-        if (size && starter <= end) { /* joins the span before */
-            span = Py_BuildValue("(nn)", PyLong_AsSsize_t(PyTuple_GET_ITEM(PyList_GET_ITEM(spans, size - 1), 0)), j);
-            if (span == NULL || PyList_SetItem(spans, size - 1, span)) {
-                Py_DECREF(spans);
-                return NULL;
-            }
-        }
-        else {
-            span = Py_BuildValue("(nn)", starter, j);
-            if (span == NULL || PyList_Append(spans, span)) {
-                Py_XDECREF(span);
-                Py_DECREF(spans);
-                return NULL;
-            }
-            Py_DECREF(span);
-        }
-        end = j;
-        i = j - 1;
+    int kind = PyUnicode_KIND(text), failed;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0, cap = 64;
+    Py_ssize_t *bounds = PyMem_RawMalloc(2 * cap * sizeof(Py_ssize_t));
+    if (bounds == NULL)
+        return PyErr_NoMemory();
+    Py_BEGIN_ALLOW_THREADS
+    if (kind == PyUnicode_1BYTE_KIND)
+        failed = nfc_scan_1(flags, data, n, &bounds, &count, &cap);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        failed = nfc_scan_2(flags, data, n, &bounds, &count, &cap);
+    else
+        failed = nfc_scan_4(flags, data, n, &bounds, &count, &cap);
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyMem_RawFree(bounds);
+        return PyErr_NoMemory();
     }
+    PyObject *spans = PyList_New(count);
+    for (Py_ssize_t k = 0; spans != NULL && k < count; k++) {
+        PyObject *span = Py_BuildValue("(nn)", bounds[2 * k], bounds[2 * k + 1]);
+        if (span == NULL)
+            Py_CLEAR(spans);
+        else
+            PyList_SET_ITEM(spans, k, span);
+    }
+    PyMem_RawFree(bounds);
     return spans;
 }
 

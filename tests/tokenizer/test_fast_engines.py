@@ -277,6 +277,25 @@ def test_parallel_pieces_cut_only_at_the_rule():
         assert parallel_pieces(text, 1) == [text]
 
 
+# Characters NFC composes, reorders or replaces (marks of several classes, a composition, Hangul
+# jamo, a two-part vowel, a singleton), and what the cut rule looks at.
+_NFC_NEAR_CUTS = st.lists(
+    st.sampled_from(
+        ["\u0301", "\u0316", "\u0345", "e", "\u1100", "\u1161", "\u0bc6", "\u0bbe", "\u212b", " ", "\n", "x"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text=_NFC_NEAR_CUTS, size=st.integers(1, 6))
+def test_cuts_are_normalisation_boundaries(text, size):
+    """Texts are cut before NFC (Qwen normalises each part on its core): every cut is a
+    normalisation boundary, so the parts' NFC end to end is the text's."""
+    pieces = parallel_pieces(text, size)
+    assert "".join(unicodedata.normalize("NFC", p) for p in pieces) == unicodedata.normalize("NFC", text)
+
+
 def _long_text() -> str:
     lines = [
         "def f(x):\n    return [i**2 for i in range(100)]  # don't 'tis\n",

@@ -132,20 +132,23 @@ class CompiledEngine:
         return array(_UINT32, self._reference.encode_ordinary(text)).tobytes() if ids is None else ids
 
     def encode_ordinary(self, text: str) -> list[int]:
-        text = self._prepare(text)  # NFC where the family normalises (Qwen)
         if len(text) >= PARALLEL_MIN and self.threads > 1:
-            return self.encode_ordinary_batch([text], prepared=True)[0]
-        return self._one(text)
+            return self.encode_ordinary_batch([text])[0]
+        return self._one(self._prepare(text))  # NFC where the family normalises (Qwen)
 
-    def encode_ordinary_batch(self, texts: list[str], *, prepared: bool = False) -> list[list[int]]:
-        if not prepared:
-            texts = [self._prepare(t) for t in texts]
+    def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         total = sum(map(len, texts))
         if self.threads == 1 or total < _BATCH_PARALLEL_MIN or (len(texts) == 1 and total < PARALLEL_MIN):
-            return [self._one(t) for t in texts]
+            return [self._one(self._prepare(t)) for t in texts]
         # Every text, long ones cut at pre-token boundaries, as parts in order; the parts in runs of
         # about equal length, two per core (a pool task costs ~10 us: not one per short text). No
         # task waits on another, so the pool never deadlocks on itself.
+        # Texts are cut before NFC and each part normalised on its core: a cut (pieces._SAFE_CUT)
+        # is also a normalisation boundary, so NFC(text) is the parts' NFC end to end and each cut
+        # is still a pre-token boundary there. It lies before an ASCII space (a starter that NFC
+        # never joins to what precedes it) after a non-space character (which NFC never turns into
+        # a space), or after a newline (which no character joins or reorders across); the parts'
+        # ends keep those characters.
         parts: list[str] = []
         owners: list[int] = []
         for k, text in enumerate(texts):
@@ -169,7 +172,7 @@ class CompiledEngine:
         return [_bpe.join_ids(self._encoder, parts) for parts in arrays]
 
     def _serial(self, texts: list[str]) -> list[bytes]:
-        return [self._array(t) for t in texts]
+        return [self._array(self._prepare(t)) for t in texts]
 
     def count_ordinary(self, text: str) -> int:
         if len(text) >= PARALLEL_MIN:
