@@ -898,7 +898,138 @@ bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return spans;
 }
 
+/* ------------------------------------------------------------------ flag_scan */
+
+/* Positions found by flag_scan, grown as needed (without the GIL). */
+typedef struct {
+    int64_t *at;
+    Py_ssize_t count, cap;
+} Positions;
+
+static int
+positions_add(Positions *p, int64_t at)
+{
+    if (p->count == p->cap) {
+        Py_ssize_t cap = p->cap ? 2 * p->cap : 256;
+        int64_t *grown = PyMem_RawRealloc(p->at, cap * sizeof(int64_t));
+        if (grown == NULL)
+            return -1;
+        p->at = grown;
+        p->cap = cap;
+    }
+    p->at[p->count++] = at;
+    return 0;
+}
+
+/* The prefix hash of three adjacent code points (toklane.tokenizer.quickranks._prefix_hashes). */
+#define PREFIX_BITS 21
+#define PREFIX_HASH(a, b, c) ((((uint32_t)(a) << 14) ^ ((uint32_t)(b) << 7) ^ (uint32_t)(c)) & ((1u << PREFIX_BITS) - 1))
+
+/* One pass of flag_scan over one kind of str: 0, -1 (no memory) or 1 (a lone surrogate). */
+#define FLAG_SCAN(NAME, CHAR)                                                                      \
+    static int NAME(const uint8_t *flags, const uint8_t *prefixes, const CHAR *chars, Py_ssize_t n, \
+                    Positions *hits, Positions *shorts, Positions *candidates)                     \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            Py_UCS4 c = chars[i];                                                                  \
+            if (sizeof(CHAR) > 1 && c >= 0xD800 && c < 0xE000)                                     \
+                return 1;                                                                          \
+            uint8_t f = flags[c];                                                                  \
+            if (f) {                                                                               \
+                if ((f & 1) && positions_add(hits, i))                                             \
+                    return -1;                                                                     \
+                if ((f & 2) && positions_add(shorts, i))                                           \
+                    return -1;                                                                     \
+            }                                                                                      \
+            if (prefixes != NULL && i + 2 < n && prefixes[PREFIX_HASH(c, chars[i + 1], chars[i + 2])] && \
+                positions_add(candidates, i))                                                      \
+                return -1;                                                                         \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }
+FLAG_SCAN(flag_scan_1, Py_UCS1)
+FLAG_SCAN(flag_scan_2, Py_UCS2)
+FLAG_SCAN(flag_scan_4, Py_UCS4)
+
+static PyObject *
+positions_bytes(Positions *p)
+{
+    return PyBytes_FromStringAndSize((const char *)p->at, p->count * (Py_ssize_t)sizeof(int64_t));
+}
+
+/* flag_scan(flags, prefixes, text) -> (hits, shorts, candidates, windows), or None for a text with
+ * a lone surrogate. flags: bytes of 0x110000; prefixes: bytes of 1 << 21, or None. The positions of
+ * text whose flag has bit 1 (hits) or bit 2 (shorts), and those whose three characters' prefix hash
+ * is set in prefixes (candidates), each as bytes of native int64; windows: the four code points from
+ * each candidate (0 past the end) as bytes of native uint32. The scan runs without the GIL. */
+static PyObject *
+bpe_flag_scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyBytes_Check(args[0]) || PyBytes_GET_SIZE(args[0]) != N_CODEPOINTS ||
+        !(args[1] == Py_None || (PyBytes_Check(args[1]) && PyBytes_GET_SIZE(args[1]) == (1 << PREFIX_BITS))) ||
+        !PyUnicode_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "flag_scan(flags: bytes of 0x110000, prefixes: bytes of 1 << 21 or None, text: str)");
+        return NULL;
+    }
+    const uint8_t *flags = (const uint8_t *)PyBytes_AS_STRING(args[0]);
+    const uint8_t *prefixes = args[1] == Py_None ? NULL : (const uint8_t *)PyBytes_AS_STRING(args[1]);
+    PyObject *text = args[2];
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+#endif
+    const void *data = PyUnicode_DATA(text);
+    int kind = PyUnicode_KIND(text), got;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Positions hits = {0}, shorts = {0}, candidates = {0};
+    uint32_t *windows = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (kind == PyUnicode_1BYTE_KIND)
+        got = flag_scan_1(flags, prefixes, data, n, &hits, &shorts, &candidates);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        got = flag_scan_2(flags, prefixes, data, n, &hits, &shorts, &candidates);
+    else
+        got = flag_scan_4(flags, prefixes, data, n, &hits, &shorts, &candidates);
+    if (got == 0 && candidates.count) {
+        windows = PyMem_RawMalloc(4 * candidates.count * sizeof(uint32_t));
+        if (windows == NULL)
+            got = -1;
+        for (Py_ssize_t k = 0; windows != NULL && k < candidates.count; k++)
+            for (Py_ssize_t j = 0; j < 4; j++) {
+                Py_ssize_t at = (Py_ssize_t)candidates.at[k] + j;
+                windows[4 * k + j] = at < n ? PyUnicode_READ(kind, data, at) : 0;
+            }
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (got < 0)
+        PyErr_NoMemory();
+    else if (got > 0)
+        result = Py_NewRef(Py_None);
+    else {
+        PyObject *parts[4] = {
+            positions_bytes(&hits),
+            positions_bytes(&shorts),
+            positions_bytes(&candidates),
+            PyBytes_FromStringAndSize((const char *)windows, 4 * candidates.count * (Py_ssize_t)sizeof(uint32_t)),
+        };
+        if (parts[0] && parts[1] && parts[2] && parts[3])
+            result = PyTuple_Pack(4, parts[0], parts[1], parts[2], parts[3]);
+        for (int k = 0; k < 4; k++)
+            Py_XDECREF(parts[k]);
+    }
+    PyMem_RawFree(hits.at);
+    PyMem_RawFree(shorts.at);
+    PyMem_RawFree(candidates.at);
+    PyMem_RawFree(windows);
+    return result;
+}
+
 static PyMethodDef bpe_methods[] = {
+    {"flag_scan", (PyCFunction)(void (*)(void))bpe_flag_scan, METH_FASTCALL,
+     "flag_scan(flags, prefixes, text) -> (hits, shorts, candidates, windows) as bytes, or None for a "
+     "lone surrogate"},
     {"nfc_spans", (PyCFunction)(void (*)(void))bpe_nfc_spans, METH_FASTCALL,
      "nfc_spans(flags, text) -> the merged spans of text that NFC may change"},
     {"build", (PyCFunction)(void (*)(void))bpe_build, METH_FASTCALL,

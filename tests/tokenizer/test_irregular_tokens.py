@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import toklane
 from tests.references import quicktok_ranks, tiktoken_ranks
 from tests.tokenizer.test_fast_engines import _tekken_path, ours, reference
-from toklane.tokenizer import patterns
+from toklane.tokenizer import patterns, quickranks
 from toklane.tokenizer.compiled import CompiledEngine
 from toklane.tokenizer.irregular import find_irregular
 
@@ -180,3 +180,31 @@ def test_text_made_of_irregular_pieces(name, data, qwen_package, deepseek_json):
     assert tok.encode(text, split_special_tokens=True) == expected
     assert tok.count(text) == len(expected)
     assert tok.encode_batch([text, text[::-1]], split_special_tokens=True)[0] == expected
+
+
+# Characters a check flags (marks, one newer than Python's tables, NFC's), the cut rule's, and each
+# kind of str (Latin-1, two-byte, four-byte, a lone surrogate).
+_SCANNED = [" ", "\n", "a", "é", "\u0301", "\u0345", "\U0001e4ec", "\u2126", "\u1100", "\u1161", "中", "🙂", "\ud800"]
+
+
+@pytest.mark.parametrize("name", QUICKTOK_ENGINES)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_compiled_scan_finds_what_numpy_finds(name, data, qwen_package):
+    """The words to check, found by toklane._bpe.flag_scan (one pass without the GIL), are the
+    ones numpy's table look-ups find, irregular tokens' texts included."""
+    engine = _engine(name)
+    if quickranks._bpe is None:
+        pytest.skip("toklane._bpe is not built")
+    pairs = [t for texts in engine._short.values() for t in texts]  # irregular texts of two characters
+    pieces = st.sampled_from(_SCANNED + pairs)
+    if name in WITH_IRREGULAR:
+        pieces = st.one_of(pieces, st.sampled_from(_fragments(name, qwen_package)))
+    text = "".join(data.draw(st.lists(pieces, max_size=40)))
+    got = engine._hits(text)
+    with mock.patch.object(quickranks, "_bpe", None):
+        want = engine._hits(text)
+        want_spans = engine._spans(text)
+    assert got[0] == want[0]  # (lone surrogates read as U+FFFD)
+    assert got[2].tolist() == want[2].tolist()
+    assert engine._spans(text) == want_spans

@@ -32,6 +32,13 @@ from . import patterns
 from .irregular import Irregular
 from .pieces import PARALLEL_MIN, WHITESPACE, parallel_pieces, piece_size
 
+try:  # the compiled scan of the characters to check (else numpy, same positions)
+    from .. import _bpe  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - built by the dev install
+    _bpe = None
+if os.environ.get("TOKLANE_PURE_PYTHON"):
+    _bpe = None
+
 # Mistral tekken v3: o200k's case-aware grammar without the contractions, digits one at a time.
 TEKKEN = (
     r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
@@ -270,15 +277,23 @@ def _prefix_hashes(points: Any) -> Any:
     return mixed & np.uint32((1 << _PREFIX_BITS) - 1)
 
 
-def _needle_hashes(points: Any, at: Any, n: int) -> Any:
-    """The hash of the ``n`` characters of ``points`` from each index of ``at`` (each at
-    most ``len(points) - n``)."""
+def _needle_hashes(windows: Any, n: int) -> Any:
+    """The hash of the first ``n`` code points of each row of ``windows`` (an array of shape
+    ``(k, >= n)``)."""
     import numpy as np
 
-    hashes = points[at] * np.uint32(_NEEDLE_FACTORS[0])
+    hashes = windows[:, 0] * np.uint32(_NEEDLE_FACTORS[0])
     for k in range(1, n):
-        hashes ^= points[at + k] * np.uint32(_NEEDLE_FACTORS[k])
+        hashes ^= windows[:, k] * np.uint32(_NEEDLE_FACTORS[k])
     return hashes >> np.uint32(32 - _NEEDLE_BITS)
+
+
+def _windows(points: Any, at: Any) -> Any:
+    """The four code points of ``points`` from each index of ``at`` (0 past the end), as rows."""
+    import numpy as np
+
+    padded = np.concatenate((points.astype(np.uint32), np.zeros(4, dtype=np.uint32)))
+    return padded[at[:, None] + np.arange(4)]
 
 
 # Up to this many characters to check, their words are found in the string.
@@ -360,7 +375,7 @@ class CheckedEngine:
             needle = text[start : start + 4]
             points = np.frombuffer(needle.encode("utf-32-le"), dtype="<u4")
             self._prefixes[_prefix_hashes(points[:3])] = True
-            key = int(_needle_hashes(points, one, len(needle))[0])
+            key = int(_needle_hashes(_windows(points, one), len(needle))[0])
             tables[len(needle)][key] = True
             self._wholes.setdefault((len(needle), key), []).append((start, text))
             self._ascii_needles |= text.isascii()
@@ -375,6 +390,9 @@ class CheckedEngine:
         self._joinable = self._irregular and not any("\x00" in text for text in irregular.texts)
         # Whether every flagged character is from U+0300 on (nothing below it to look at).
         self._flags_high = not self._flags[:0x300].any()
+        # The tables as the compiled scan reads them.
+        self._flag_bytes = self._flags.tobytes()
+        self._prefix_bytes = self._prefixes.astype(np.uint8).tobytes() if self._needles else None
 
     def _exact_engine(self) -> Any:
         if callable(self._exact) and not hasattr(self._exact, "encode_ordinary"):
@@ -398,38 +416,51 @@ class CheckedEngine:
         return text, self._words(text, points, hits)
 
     def _hits(self, text: str) -> tuple[str, Any, Any]:
-        """``(text, code points, hits)``: the indices of the characters whose words go to
-        tiktoken (and where irregular tokens' texts start)."""
+        """``(text, code points or None, hits)``: the indices of the characters whose words go
+        to tiktoken (and where irregular tokens' texts start). The code points are left out
+        (None) where the compiled scan read the text."""
         np = self._np
-        short: Any = ()
         if text.isascii():  # only irregular tokens to look for
             points = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
             hits = np.zeros(0, dtype=np.intp)
-            if self._short:
-                short = np.flatnonzero(np.take(self._flags, points) & 2)
+            short: Any = np.flatnonzero(np.take(self._flags, points) & 2) if self._short else ()
+            at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points))) if self._needles else None
+            windows = _windows(points, at) if at is not None and at.size else None
         else:
             if self._normalize_first and not unicodedata.is_normalized("NFC", text):
                 text = unicodedata.normalize("NFC", text)  # look in the text quicktok reads
-            try:
-                data = text.encode("utf-32-le")
-            except UnicodeEncodeError:
-                text = _SURROGATE.sub("\ufffd", text)
-                data = text.encode("utf-32-le")
-            points = np.frombuffer(data, dtype="<u4")
-            at = np.flatnonzero(points >= 0x300) if self._flags_high else np.arange(len(points))
-            flags = np.take(self._flags, points[at])
-            hits = at[(flags & 1) != 0]
-            if self._short:
-                short = at[(flags & 2) != 0]
+            if _bpe is not None:  # one pass without the GIL
+                found = _bpe.flag_scan(self._flag_bytes, self._prefix_bytes, text)
+                if found is None:  # a lone surrogate
+                    text = _SURROGATE.sub("\ufffd", text)
+                    found = _bpe.flag_scan(self._flag_bytes, self._prefix_bytes, text)
+                points = None
+                hits, short, at = (np.frombuffer(b, dtype=np.int64).astype(np.intp, copy=False) for b in found[:3])
+                windows = np.frombuffer(found[3], dtype=np.uint32).reshape(-1, 4) if at.size else None
+            else:
+                text, hits, short, points = self._hits_by_numpy(text)
+                at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points))) if self._needles else None
+                windows = _windows(points, at) if at is not None and at.size else None
         if self._irregular:  # the words that hold an irregular token
-            held = []
-            if self._needles:
-                at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points)))
-                held = self._holding(text, points, at) if at.size else []
+            held = self._holding(text, at, windows) if windows is not None else []
             held += [i for i in np.asarray(short).tolist() for t in self._short[text[i]] if text.startswith(t, i)]
             if held:
                 hits = np.concatenate((hits, np.array(held, dtype=np.intp)))
         return text, points, hits
+
+    def _hits_by_numpy(self, text: str) -> tuple[str, Any, Any, Any]:
+        """``(text, hits, shorts, code points)`` of a text that is not ASCII, without the
+        compiled scan (lone surrogates read as U+FFFD)."""
+        np = self._np
+        try:
+            data = text.encode("utf-32-le")
+        except UnicodeEncodeError:
+            text = _SURROGATE.sub("\ufffd", text)
+            data = text.encode("utf-32-le")
+        points = np.frombuffer(data, dtype="<u4")
+        at = np.flatnonzero(points >= 0x300) if self._flags_high else np.arange(len(points))
+        flags = np.take(self._flags, points[at])
+        return text, at[(flags & 1) != 0], at[(flags & 2) != 0] if self._short else (), points
 
     def _words(self, text: str, points: Any, hits: Any) -> list[tuple[int, int]]:
         """The merged ``[a, b)`` spans of the words of ``hits`` (:meth:`_hits`)."""
@@ -438,6 +469,8 @@ class CheckedEngine:
             spans = self._words_of(text, sorted(set(hits.tolist())))
             if spans is not None:
                 return spans
+        if points is None:
+            points = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
         # Cuts: a space after a non-whitespace character.
         spaces = np.flatnonzero(points == 32)
         spaces = spaces[spaces > 0]
@@ -452,16 +485,17 @@ class CheckedEngine:
         last = np.concatenate((first[1:] - 1, [len(k) - 1]))
         return list(zip(starts[first].tolist(), ends[last].tolist(), strict=True))
 
-    def _holding(self, text: str, points: Any, at: Any) -> list[int]:
+    def _holding(self, text: str, at: Any, windows: Any) -> list[int]:
         """The indices of ``text`` where an irregular token's text starts, among those
-        whose three characters may start an anchor (``at``)."""
+        whose three characters may start an anchor (``at``, with the four code points
+        from each as the rows of ``windows``)."""
         np = self._np
         found = []
         for n, table in self._needles:
-            fit = at[at <= len(points) - n]
-            hashes = _needle_hashes(points, fit, n)
+            fit = at <= len(text) - n
+            hashes = _needle_hashes(windows[fit], n)
             hit = np.flatnonzero(np.take(table, hashes))
-            for pos, key in zip(fit[hit].tolist(), hashes[hit].tolist(), strict=True):
+            for pos, key in zip(at[fit][hit].tolist(), hashes[hit].tolist(), strict=True):
                 for offset, whole in self._wholes[n, key]:
                     if pos >= offset and text.startswith(whole, pos - offset):
                         found.append(pos - offset)
