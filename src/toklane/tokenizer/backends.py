@@ -165,14 +165,22 @@ class QuicktokEngine:
         ids come back as an array and become a list of shared ints (:class:`.gather.IdLists`):
         quicktok's own list makes an int per id, a third of the time on long texts."""
         if len(text) >= _LISTS_FROM:
-            try:
-                return self._lists(self._enc.encode_batch([text], 1, False)[0])
-            except TypeError:
-                return self._lists(self._enc.encode_batch([_without_surrogates(text)], 1, False)[0])
+            return self._lists(self.encode_array(text))
         try:
             return self._enc.encode_ordinary(text)
         except TypeError:
             return self._enc.encode_ordinary(_without_surrogates(text))
+
+    def encode_array(self, text: str) -> Any:
+        """``text``'s ids as a uint32 array, on this thread only (for :meth:`id_list` to join)."""
+        try:
+            return self._enc.encode_batch([text], 1, False)[0]
+        except TypeError:
+            return self._enc.encode_batch([_without_surrogates(text)], 1, False)[0]
+
+    def id_list(self, ids: Any) -> list[int]:
+        """A uint32 array of ids as a list of shared ints (:class:`.gather.IdLists`)."""
+        return self._lists(ids)
 
     def _flat(self, texts: list[str]) -> list[int]:
         """All ids of ``texts`` end to end (one parallel ``encode_batch``)."""

@@ -21,6 +21,7 @@ ids, slower.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import unicodedata
 from array import array
@@ -29,7 +30,7 @@ from typing import Any
 
 from . import unicode_classes
 from .backends import TiktokenEngine
-from .pieces import PARALLEL_MIN, parallel_pieces, piece_size
+from .pieces import PARALLEL_MIN, parallel_bounds, piece_size
 from .quickranks import _pool
 from .unicode_classes import class_table
 
@@ -148,21 +149,23 @@ class CompiledEngine:
         # is still a pre-token boundary there. It lies before an ASCII space (a starter that NFC
         # never joins to what precedes it) after a non-space character (which NFC never turns into
         # a space), or after a newline (which no character joins or reorders across); the parts'
-        # ends keep those characters.
-        parts: list[str] = []
+        # ends keep those characters. Each core slices its own parts (text, start, end): the
+        # copies are not made one after another on the caller's thread.
+        parts: list[tuple[str, int, int]] = []
         owners: list[int] = []
         for k, text in enumerate(texts):
-            cut = parallel_pieces(text, piece_size(len(text), self.threads)) if len(text) >= PARALLEL_MIN else [text]
+            bounds = parallel_bounds(text, piece_size(len(text), self.threads)) if len(text) >= PARALLEL_MIN else None
+            cut = list(zip(itertools.repeat(text), bounds, bounds[1:])) if bounds else [(text, 0, len(text))]
             parts += cut
             owners += [k] * len(cut)
-        runs: list[list[str]] = [[]]
+        runs: list[list[tuple[str, int, int]]] = [[]]
         size, target = 0, total / (2 * self.threads)
         for part in parts:
             if size >= target:
                 runs.append([])
                 size = 0
             runs[-1].append(part)
-            size += len(part)
+            size += part[2] - part[1]
         # Each part's ids come back as a uint32 array (the GIL released throughout); one list per
         # text is then made from its parts' arrays at once (no list per part to join and free).
         arrays: list[list[bytes]] = [[] for _ in texts]
@@ -171,8 +174,8 @@ class CompiledEngine:
             arrays[k].append(ids)
         return [_bpe.join_ids(self._encoder, parts) for parts in arrays]
 
-    def _serial(self, texts: list[str]) -> list[bytes]:
-        return [self._array(self._prepare(t)) for t in texts]
+    def _serial(self, parts: list[tuple[str, int, int]]) -> list[bytes]:
+        return [self._array(self._prepare(text[a:b])) for text, a, b in parts]
 
     def count_ordinary(self, text: str) -> int:
         if len(text) >= PARALLEL_MIN:

@@ -38,6 +38,7 @@ Runs shorter than ``2 * piece`` are never cut.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -135,14 +136,20 @@ def piece_size(n: int, threads: int) -> int:
 def parallel_pieces(text: str, size: int) -> list[str]:
     """``text`` cut at pre-token boundaries (:data:`_SAFE_CUT`) into pieces of
     at least ``size`` characters each, which encode independently to the ids
-    of the whole text: at the first cut in the :data:`_WINDOW` characters from
-    ``size`` past the previous cut (or from ``2 * size``, ``3 * size``... where
-    there is none). One piece when no such cut exists."""
-    pieces: list[str] = []
+    of the whole text (:func:`parallel_bounds`)."""
+    bounds = parallel_bounds(text, size)
+    return [text[a:b] for a, b in itertools.pairwise(bounds)] if len(bounds) > 2 else [text]
+
+
+def parallel_bounds(text: str, size: int) -> list[int]:
+    """Where :func:`parallel_pieces` cuts ``text``, with 0 and ``len(text)`` at the ends (so
+    that each core may slice its own piece): at the first cut in the :data:`_WINDOW`
+    characters from ``size`` past the previous cut (or from ``2 * size``, ``3 * size``...
+    where there is none). No cut when none exists."""
+    bounds = [0]
     size = max(size, 1)
-    start = 0
     end = len(text)
-    pos = start + size
+    pos = size
     while pos <= end - size:
         # Look for a cut only near each boundary: a text without one (a long
         # run of one character) costs a few short searches, not a scan of it
@@ -151,12 +158,10 @@ def parallel_pieces(text: str, size: int) -> list[str]:
         if match is None:
             pos += size
             continue
-        cut = match.start()
-        pieces.append(text[start:cut])
-        start = cut
-        pos = start + size
-    pieces.append(text[start:])
-    return pieces
+        bounds.append(match.start())
+        pos = bounds[-1] + size
+    bounds.append(end)
+    return bounds
 
 
 # Characters searched for a cut past each boundary.

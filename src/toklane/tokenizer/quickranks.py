@@ -16,6 +16,7 @@ and ranks (tested on corpora, hypothesis text and every code point).
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import re
 import shutil
@@ -30,7 +31,7 @@ from typing import Any
 
 from . import patterns
 from .irregular import Irregular
-from .pieces import PARALLEL_MIN, WHITESPACE, parallel_pieces, piece_size
+from .pieces import PARALLEL_MIN, WHITESPACE, parallel_bounds, piece_size
 
 try:  # the compiled scan of the characters to check (else numpy, same positions)
     from .. import _bpe  # type: ignore[attr-defined]
@@ -529,13 +530,21 @@ class CheckedEngine:
 
     def encode_ordinary(self, text: str) -> list[int]:
         if len(text) >= PARALLEL_MIN and self.threads > 1:
-            pieces = parallel_pieces(text, piece_size(len(text), self.threads))
-            if len(pieces) > 1:
-                ids: list[int] = []
-                for part in _pool(self.threads).map(self._encode_piece, pieces):
-                    ids += part
-                return ids
+            bounds = parallel_bounds(text, piece_size(len(text), self.threads))
+            if len(bounds) > 2:  # each piece sliced and encoded to an array on its core; one list at the end
+                pieces = itertools.pairwise(bounds)
+                arrays = list(_pool(self.threads).map(lambda ab: self._piece_array(text[ab[0] : ab[1]]), pieces))
+                return self._fast.id_list(self._np.concatenate(arrays))
         return self._encode_piece(text)
+
+    def _piece_array(self, text: str) -> Any:
+        """:meth:`_encode_piece` as a uint32 array."""
+        if text.isascii() and not self._ascii_needles:
+            return self._fast.encode_array(text)
+        text, spans = self._spans(text)
+        if not spans:
+            return self._fast.encode_array(text)
+        return self._np.array(self._encode_spans(text, spans), dtype=self._np.uint32)
 
     def _encode_piece(self, text: str) -> list[int]:
         """An NFC text on this thread (quicktok and tiktoken release the GIL)."""
