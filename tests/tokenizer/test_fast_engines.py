@@ -272,8 +272,9 @@ def test_parallel_pieces_cut_only_at_the_rule():
     assert parallel_pieces("ab cd", 2) == ["ab", " cd"]
     assert parallel_pieces("ab\ncd", 2) == ["ab\n", "cd"]
     assert parallel_pieces("ab\u3000cd ef", 2) == ["ab\u3000cd", " ef"]
-    # No cut before a space after whitespace, after a newline before whitespace, or inside a word.
-    for text in ("\t " * 8, "\n " * 8, "\u3000 " * 8, "ab" * 10, "a" + "\n" * 9 + " b"):
+    # No cut before a space after whitespace, after a newline before whitespace or a slash (o200k's
+    # and tekken's punctuation runs go on over "\n/"), or inside a word.
+    for text in ("\t " * 8, "\n " * 8, "\u3000 " * 8, "ab" * 10, "a" + "\n" * 9 + " b", ".\n/usr/bin"):
         assert parallel_pieces(text, 1) == [text]
 
 
@@ -317,6 +318,18 @@ def test_long_text_on_all_cores_matches_reference(name, qwen_package, deepseek_j
     assert tok.encode(text, split_special_tokens=True) == expected
     assert tok.count(text) == len(expected)
     assert tok.encode_batch([text, text[:1000]], split_special_tokens=True) == [expected, ref(text[:1000])]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_long_text_cut_where_a_punctuation_run_goes_on_over_a_slash(name, qwen_package, deepseek_json):
+    """o200k's and tekken's ``[\\r\\n/]*`` reads ``".\\n/usr"`` as ``".\\n/"`` then ``"usr"``:
+    a long text of such lines, cut on all cores, is still exact (it was not, for o200k_base,
+    o200k_harmony and mistral-tekken, while a cut could fall after the newline)."""
+    ref = reference(name, qwen_package, deepseek_json)
+    for shift in range(13):  # (a cut lands anywhere in the line, wherever the pieces start)
+        text = "a" * shift + "ok.\n/usr/bin\n" * 10100
+        assert len(text) >= 1 << 17
+        assert ours(name)(text) == ref(text), shift
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
