@@ -70,6 +70,20 @@ def test_flat_batch_with_many_words_for_tiktoken(name):
     assert_flat(toklane.load_tokenizer(name), texts)
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "llama3", "qwen3", "mistral-tekken"])
+def test_a_batch_on_all_cores_is_each_text_encoded_alone(name):
+    """A batch with enough text in long enough texts is checked and encoded text by text on the
+    pool (quicktok engines): each text's ids are what encoding it alone gives, in order."""
+    tok = toklane.load_tokenizer(name)
+    if tok._backend._engine.threads < 2:
+        pytest.skip("one core: batches stay on the caller's thread")
+    texts = ["", "\ud800 x", "".join(PIECES) * 300, " việc .:.: " * 500, "plain " * 2000, "🙂"]
+    assert tok._backend._engine._on_all_cores(texts), "the batch must take the path under test"
+    alone = [tok.encode(t, split_special_tokens=True) for t in texts]
+    assert tok.encode_batch(texts, split_special_tokens=True) == alone
+    assert_flat(tok, texts, split_special_tokens=True)
+
+
 def test_flat_batch_of_nothing_and_of_non_text():
     tok = toklane.load_tokenizer("qwen3.6")
     ids, offsets = tok.encode_batch_flat([])

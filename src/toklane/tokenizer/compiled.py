@@ -21,7 +21,6 @@ ids, slower.
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import unicodedata
 from array import array
@@ -30,7 +29,7 @@ from typing import Any
 
 from . import unicode_classes
 from .backends import TiktokenEngine
-from .pieces import PARALLEL_MIN, parallel_bounds, piece_size
+from .pieces import PARALLEL_MIN, Part, batch_runs
 from .quickranks import _pool
 from .unicode_classes import class_table
 
@@ -141,31 +140,16 @@ class CompiledEngine:
         total = sum(map(len, texts))
         if self.threads == 1 or total < _BATCH_PARALLEL_MIN or (len(texts) == 1 and total < PARALLEL_MIN):
             return [self._one(self._prepare(t)) for t in texts]
-        # Every text, long ones cut at pre-token boundaries, as parts in order; the parts in runs of
-        # about equal length, two per core (a pool task costs ~10 us: not one per short text). No
-        # task waits on another, so the pool never deadlocks on itself.
+        # Every text, long ones cut at pre-token boundaries, as parts in runs (pieces.batch_runs).
+        # No task waits on another, so the pool never deadlocks on itself. Each core slices its
+        # own parts: the copies are not made one after another on the caller's thread.
         # Texts are cut before NFC and each part normalised on its core: a cut (pieces._SAFE_CUT)
         # is also a normalisation boundary, so NFC(text) is the parts' NFC end to end and each cut
         # is still a pre-token boundary there. It lies before an ASCII space (a starter that NFC
         # never joins to what precedes it) after a non-space character (which NFC never turns into
         # a space), or after a newline (which no character joins or reorders across); the parts'
-        # ends keep those characters. Each core slices its own parts (text, start, end): the
-        # copies are not made one after another on the caller's thread.
-        parts: list[tuple[str, int, int]] = []
-        owners: list[int] = []
-        for k, text in enumerate(texts):
-            bounds = parallel_bounds(text, piece_size(len(text), self.threads)) if len(text) >= PARALLEL_MIN else None
-            cut = list(zip(itertools.repeat(text), bounds, bounds[1:])) if bounds else [(text, 0, len(text))]
-            parts += cut
-            owners += [k] * len(cut)
-        runs: list[list[tuple[str, int, int]]] = [[]]
-        size, target = 0, total / (2 * self.threads)
-        for part in parts:
-            if size >= target:
-                runs.append([])
-                size = 0
-            runs[-1].append(part)
-            size += part[2] - part[1]
+        # ends keep those characters.
+        runs, owners = batch_runs(texts, self.threads)
         # Each part's ids come back as a uint32 array (the GIL released throughout); one list per
         # text is then made from its parts' arrays at once (no list per part to join and free).
         arrays: list[list[bytes]] = [[] for _ in texts]
@@ -174,7 +158,7 @@ class CompiledEngine:
             arrays[k].append(ids)
         return [_bpe.join_ids(self._encoder, parts) for parts in arrays]
 
-    def _serial(self, parts: list[tuple[str, int, int]]) -> list[bytes]:
+    def _serial(self, parts: list[Part]) -> list[bytes]:
         return [self._array(self._prepare(text[a:b])) for text, a, b in parts]
 
     def count_ordinary(self, text: str) -> int:

@@ -135,6 +135,29 @@ def piece_size(n: int, threads: int) -> int:
     return max(PARALLEL_MIN // 2, -(-n // (2 * threads)))
 
 
+Part = tuple[str, int, int]  # (text, start, end): a piece its core slices itself
+
+
+def batch_runs(texts: list[str], threads: int) -> tuple[list[list[Part]], list[int]]:
+    """A batch as work for ``threads`` cores: ``(runs, owners)``. Every text as parts in order
+    (from :data:`PARALLEL_MIN` characters, cut at :func:`parallel_bounds`), the parts in runs of
+    about equal length, two per core (a pool task costs ~10 us: not one per short text);
+    ``owners[i]`` is the text of the ``i``-th part, counting through the runs in order."""
+    runs: list[list[Part]] = [[]]
+    owners: list[int] = []
+    size, target = 0, sum(map(len, texts)) / (2 * threads)
+    for k, text in enumerate(texts):
+        bounds = parallel_bounds(text, piece_size(len(text), threads)) if len(text) >= PARALLEL_MIN else [0, len(text)]
+        for a, b in itertools.pairwise(bounds):
+            if size >= target:
+                runs.append([])
+                size = 0
+            runs[-1].append((text, a, b))
+            owners.append(k)
+            size += b - a
+    return runs, owners
+
+
 def parallel_pieces(text: str, size: int) -> list[str]:
     """``text`` cut at pre-token boundaries (:data:`_SAFE_CUT`) into pieces of
     at least ``size`` characters each, which encode independently to the ids

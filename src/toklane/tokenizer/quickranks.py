@@ -16,7 +16,6 @@ and ranks (tested on corpora, hypothesis text and every code point).
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import os
 import re
 import shutil
@@ -31,7 +30,7 @@ from typing import Any
 
 from . import patterns
 from .irregular import Irregular
-from .pieces import PARALLEL_MIN, WHITESPACE, parallel_bounds, piece_size
+from .pieces import PARALLEL_MIN, WHITESPACE, Part, batch_runs
 
 try:  # the compiled scan of the characters to check (else numpy, same positions)
     from .. import _bpe  # type: ignore[attr-defined]
@@ -297,6 +296,11 @@ def _windows(points: Any, at: Any) -> Any:
     return padded[at[:, None] + np.arange(4)]
 
 
+# A batch is checked and encoded text by text on all cores from this many characters, where its
+# texts hold this many on average (CheckedEngine._on_all_cores).
+_BATCH_ON_ALL_CORES = 1 << 15
+_TEXT_ON_ALL_CORES = 1 << 10
+
 # Up to this many characters to check, their words are found in the string.
 _FEW_HITS = 64
 _WHITESPACE = frozenset(WHITESPACE)
@@ -530,12 +534,28 @@ class CheckedEngine:
 
     def encode_ordinary(self, text: str) -> list[int]:
         if len(text) >= PARALLEL_MIN and self.threads > 1:
-            bounds = parallel_bounds(text, piece_size(len(text), self.threads))
-            if len(bounds) > 2:  # each piece sliced and encoded to an array on its core; one list at the end
-                pieces = itertools.pairwise(bounds)
-                arrays = list(_pool(self.threads).map(lambda ab: self._piece_array(text[ab[0] : ab[1]]), pieces))
-                return self._fast.id_list(self._np.concatenate(arrays))
+            return self._fast.id_list(self._arrays([text])[0])
         return self._encode_piece(text)
+
+    def _on_all_cores(self, texts: list[str]) -> bool:
+        """Whether a batch is checked and encoded text by text on all cores (:meth:`_arrays`):
+        enough text, in texts long enough that a call per text costs little (else quicktok's
+        own threads take the batch, its texts checked as one)."""
+        total = sum(map(len, texts))
+        return self.threads > 1 and total >= _BATCH_ON_ALL_CORES and total >= _TEXT_ON_ALL_CORES * len(texts)
+
+    def _arrays(self, texts: list[str]) -> list[Any]:
+        """Each text's ids as a uint32 array, checked and encoded on all cores: long texts cut,
+        each core slicing its own parts (:func:`.pieces.batch_runs`)."""
+        runs, owners = batch_runs(texts, self.threads)
+        parts: list[list[Any]] = [[] for _ in texts]
+        encoded = (ids for run in _pool(self.threads).map(self._run_arrays, runs) for ids in run)
+        for k, ids in zip(owners, encoded, strict=True):
+            parts[k].append(ids)
+        return [p[0] if len(p) == 1 else self._np.concatenate(p) for p in parts]
+
+    def _run_arrays(self, run: list[Part]) -> list[Any]:
+        return [self._piece_array(text[a:b]) for text, a, b in run]
 
     def _piece_array(self, text: str) -> Any:
         """:meth:`_encode_piece` as a uint32 array."""
@@ -567,6 +587,8 @@ class CheckedEngine:
         return ids
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
+        if self._on_all_cores(texts):
+            return [self._fast.id_list(ids) for ids in self._arrays(texts)]
         out: list[list[int] | None] = [None] * len(texts)
         plain, plain_texts, checked = self._sort(texts)
         for (k, _, _), ids in zip(checked, self._encode_checked(checked), strict=True):
@@ -579,10 +601,15 @@ class CheckedEngine:
     def encode_ordinary_flat(self, texts: list[str]) -> tuple[Any, Any]:
         """:meth:`encode_ordinary_batch` as ``(ids, offsets)`` (:func:`.backends.flatten`):
         the texts quicktok alone encodes never become id lists."""
+        np = self._np
+        if self._on_all_cores(texts):
+            arrays = self._arrays(texts)
+            offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+            np.cumsum([len(a) for a in arrays], out=offsets[1:])
+            return np.concatenate(arrays), offsets
         plain, plain_texts, checked = self._sort(texts)
         if not checked:
             return self._fast.encode_ordinary_flat(plain_texts)
-        np = self._np
         from .backends import flatten
 
         fast_ids, fast_offsets = self._fast.encode_ordinary_flat(plain_texts)
