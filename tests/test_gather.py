@@ -162,6 +162,13 @@ def test_id_lists_equal_tolist_and_share_one_int_per_id(ids: list[int]) -> None:
         assert all(a is b for a, b in zip(first, again, strict=True) if a < 256)
     assert lists(arr[::2]) == arr[::2].tolist()  # not contiguous: tolist
     assert lists(arr.astype(np.int64)) == ids
+    # a list of arrays: their ids end to end (with and without the C module, and with one part
+    # it cannot read, which sends the whole list to numpy)
+    cut = len(ids) // 3
+    parts = [arr[:cut], arr[cut : 2 * cut], np.zeros(0, dtype=np.uint32), arr[2 * cut :]]
+    assert lists(parts) == ids
+    assert lists([*parts[:3], arr[2 * cut :].astype(np.int64)]) == ids
+    assert lists([]) == []
 
 
 def test_id_list_refuses_what_is_no_uint32_buffer() -> None:
@@ -177,6 +184,10 @@ def test_id_list_refuses_what_is_no_uint32_buffer() -> None:
     with pytest.raises(TypeError, match="4-byte unsigned"):
         id_list(cache, b"abcd")
     with pytest.raises(TypeError):
-        id_list(cache, [1, 2])
+        id_list(cache, [1, 2])  # a list holds buffers
+    one, two = np.array([1, 12], dtype=np.uint32), np.array([2], dtype=np.uint32)
+    assert id_list(cache, [one, two, np.zeros(0, dtype=np.uint32)]) == [1, 12, 2]
+    with pytest.raises(TypeError, match="4-byte unsigned"):
+        id_list(cache, [one, two.astype(np.int64)])
     with pytest.raises(ValueError, match="size"):
         ints(-1)

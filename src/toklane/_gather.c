@@ -241,6 +241,26 @@ gather_ints(PyObject *module, PyObject *arg)
 
 /* id_list(ints, ids) -> list: ids, a contiguous buffer of 4-byte unsigned ints (a numpy uint32
  * array, an array('I'), a memoryview), as a list of int objects shared through the cache. */
+/* A contiguous buffer of native uint32 ids: its view and length in ids, or -1 (an error set). */
+static Py_ssize_t
+id_view(PyObject *ids, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(ids, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    const char *format = view->format == NULL ? "B" : view->format;
+    if (*format == '=' || *format == '@') /* native order (the ids are read as native uint32) */
+        format++;
+    if (view->itemsize != 4 || (strcmp(format, "I") != 0 && strcmp(format, "L") != 0)) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "id_list: ids must be contiguous buffers of 4-byte unsigned ints");
+        return -1;
+    }
+    return view->len / 4;
+}
+
+/* id_list(ints, ids): one buffer of ids, or a list of them (joined end to end, without a copy of
+ * the ids), as one list of shared ints. Each buffer is held while it is read (making an int may
+ * run the garbage collector). */
 static PyObject *
 gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -252,21 +272,49 @@ gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (c == NULL)
         return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return NULL;
-    const char *format = view.format == NULL ? "B" : view.format;
-    if (*format == '=' || *format == '@') /* native order (the ids are read as native uint32) */
-        format++;
-    if (view.itemsize != 4 || (strcmp(format, "I") != 0 && strcmp(format, "L") != 0)) {
+    if (!PyList_CheckExact(args[1])) {
+        Py_ssize_t n = id_view(args[1], &view);
+        if (n < 0)
+            return NULL;
+        PyObject *list = PyList_New(n);
+        if (list != NULL && id_ints_fill(c, list, 0, (const uint32_t *)view.buf, (size_t)n) < 0)
+            Py_CLEAR(list);
         PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_TypeError, "id_list: ids must be a contiguous buffer of 4-byte unsigned ints");
-        return NULL;
+        return list;
     }
-    Py_ssize_t n = view.len / 4;
-    PyObject *list = PyList_New(n);
-    if (list != NULL && id_ints_fill(c, list, 0, (const uint32_t *)view.buf, (size_t)n) < 0)
+    PyObject *parts = args[1];
+    Py_ssize_t total = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(parts); k++) {
+        Py_ssize_t n = id_view(PyList_GET_ITEM(parts, k), &view);
+        if (n < 0)
+            return NULL;
+        PyBuffer_Release(&view);
+        total += n;
+    }
+    PyObject *list = PyList_New(total);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t k = 0; list != NULL && k < PyList_GET_SIZE(parts); k++) {
+        PyObject *part = PyList_GET_ITEM(parts, k);
+        Py_INCREF(part);
+        Py_ssize_t n = id_view(part, &view);
+        Py_DECREF(part);
+        if (n < 0 || at + n > total) {
+            if (n >= 0) {
+                PyBuffer_Release(&view);
+                PyErr_SetString(PyExc_RuntimeError, "id_list: the buffers changed");
+            }
+            Py_CLEAR(list);
+            break;
+        }
+        if (id_ints_fill(c, list, at, (const uint32_t *)view.buf, (size_t)n) < 0)
+            Py_CLEAR(list);
+        PyBuffer_Release(&view);
+        at += n;
+    }
+    if (list != NULL && at != total) {
+        PyErr_SetString(PyExc_RuntimeError, "id_list: the buffers changed");
         Py_CLEAR(list);
-    PyBuffer_Release(&view);
+    }
     return list;
 }
 

@@ -193,7 +193,17 @@ class IdLists:
         self._cache = _native_ints(size) if _native_ints is not None else None
 
     def __call__(self, ids: Any) -> list[int]:
+        """``ids``: a uint32 array, or a list of them (one list of their ids end to end)."""
         cache = self._cache
-        if cache is not None and type(ids) is np.ndarray and ids.dtype == np.uint32 and ids.flags.c_contiguous:
+        if type(ids) is list:
+            if cache is not None and all(_native_array(a) for a in ids):
+                return _native_id_list(cache, ids)  # type: ignore[misc]
+            return np.concatenate(ids).tolist() if ids else []
+        if cache is not None and _native_array(ids):
             return _native_id_list(cache, ids)  # type: ignore[misc]
         return ids.tolist()
+
+
+def _native_array(ids: Any) -> bool:
+    """Whether ``ids`` is an array the compiled ``id_list`` reads (contiguous native uint32)."""
+    return type(ids) is np.ndarray and ids.dtype == np.uint32 and ids.flags.c_contiguous

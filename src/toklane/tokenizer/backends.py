@@ -179,7 +179,8 @@ class QuicktokEngine:
             return self._enc.encode_batch([_without_surrogates(text)], 1, False)[0]
 
     def id_list(self, ids: Any) -> list[int]:
-        """A uint32 array of ids as a list of shared ints (:class:`.gather.IdLists`)."""
+        """uint32 ids (an array, or a list of arrays joined end to end) as a list of shared ints
+        (:class:`.gather.IdLists`)."""
         return self._lists(ids)
 
     def _flat(self, texts: list[str]) -> list[int]:

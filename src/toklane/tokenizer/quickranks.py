@@ -534,7 +534,7 @@ class CheckedEngine:
 
     def encode_ordinary(self, text: str) -> list[int]:
         if len(text) >= PARALLEL_MIN and self.threads > 1:
-            return self._fast.id_list(self._arrays([text])[0])
+            return self._fast.id_list(self._arrays([text])[0])  # (its parts joined by id_list)
         return self._encode_piece(text)
 
     def _on_all_cores(self, texts: list[str]) -> bool:
@@ -544,15 +544,15 @@ class CheckedEngine:
         total = sum(map(len, texts))
         return self.threads > 1 and total >= _BATCH_ON_ALL_CORES and total >= _TEXT_ON_ALL_CORES * len(texts)
 
-    def _arrays(self, texts: list[str]) -> list[Any]:
-        """Each text's ids as a uint32 array, checked and encoded on all cores: long texts cut,
-        each core slicing its own parts (:func:`.pieces.batch_runs`)."""
+    def _arrays(self, texts: list[str]) -> list[list[Any]]:
+        """Each text's ids as uint32 arrays (one per part), checked and encoded on all cores:
+        long texts cut, each core slicing its own parts (:func:`.pieces.batch_runs`)."""
         runs, owners = batch_runs(texts, self.threads)
         parts: list[list[Any]] = [[] for _ in texts]
         encoded = (ids for run in _pool(self.threads).map(self._run_arrays, runs) for ids in run)
         for k, ids in zip(owners, encoded, strict=True):
             parts[k].append(ids)
-        return [p[0] if len(p) == 1 else self._np.concatenate(p) for p in parts]
+        return parts
 
     def _run_arrays(self, run: list[Part]) -> list[Any]:
         return [self._piece_array(text[a:b]) for text, a, b in run]
@@ -603,10 +603,10 @@ class CheckedEngine:
         the texts quicktok alone encodes never become id lists."""
         np = self._np
         if self._on_all_cores(texts):
-            arrays = self._arrays(texts)
+            parts = self._arrays(texts)
             offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-            np.cumsum([len(a) for a in arrays], out=offsets[1:])
-            return np.concatenate(arrays), offsets
+            np.cumsum([sum(map(len, p)) for p in parts], out=offsets[1:])
+            return np.concatenate([a for p in parts for a in p]), offsets
         plain, plain_texts, checked = self._sort(texts)
         if not checked:
             return self._fast.encode_ordinary_flat(plain_texts)
