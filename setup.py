@@ -1,6 +1,7 @@
 """The compiled modules, all optional, so an install without a C compiler still works (same
 results, slower): toklane._gather (ids to bytes; else toklane.gather's numpy fallback),
-toklane._bpe (the DeepSeek-V4 and Qwen3.5/3.6 encoders; else tiktoken and quicktok) and
+toklane._bpe (the DeepSeek-V4 and Qwen3.5/3.6 encoders, and the quicktok engines' scan of the
+characters to check; else tiktoken and quicktok, and numpy) and
 toklane._trie (every marker in a whole text; else streammatch's find/match scan)."""
 
 from setuptools import Extension, setup

@@ -11,6 +11,8 @@
  *   byte no rank holds: the caller then encodes it with the regex engine, which is the reference.
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
+ * flag_scan(flags, prefixes, text) -> the positions the quicktok engines check (toklane.tokenizer
+ *   .quickranks.CheckedEngine: characters quicktok may read differently, irregular tokens' starts).
  *
  * Pre-tokens follow the grammar exactly (leftmost-first alternation, greedy quantifiers with the
  * regex's backtracking worked out by hand, see ds_piece and qwen_piece). Each pre-token is one id
