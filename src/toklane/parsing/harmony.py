@@ -450,8 +450,9 @@ class HarmonyParser(StreamParser):
         """Text form: read a message header at ``s[i]``; return where its body starts, or -1 while
         it may still grow. Text that is no header is a message with no header."""
         m = _TEXT_HEAD_RE.match(s, i)
-        rest = s[m.end() :] if m is not None else s[i:]
-        if not final and len(s) - i < _MAX_HEADER and _may_grow(m, rest):
+        # (what follows is sliced only near the end of the text: a slice per header of a long
+        # text would copy the rest of it each time, quadratic in the number of messages)
+        if not final and len(s) - i < _MAX_HEADER and _may_grow(m, s[m.end() :] if m is not None else s[i:]):
             return -1
         if m is None:
             self._open_body("", None)
