@@ -19,7 +19,7 @@ from toklane.parsing.bodies.xml_invoke import CLOSE_HOLD as INVOKE_HOLD
 
 from .cases import deepseek_minimax_step, glm_kv  # noqa: F401  (registers the test tokenizers)
 from .helpers import every_way, parsed, tokenizer
-from .test_linear import _best, _parse_and_stream
+from .test_linear import WHOLE_TIMED_FROM, _parse_and_stream
 
 QWEN = {"tools": "qwen3_coder"}
 CLOSE = "</parameter>"
@@ -243,5 +243,12 @@ def test_many_inner_closers_are_linear(case: tuple) -> None:
     _, name, fmt, head, unit = case
     tok = tokenizer(name)
     small, big = head + _closers(32 * 1024, unit), head + _closers(256 * 1024, unit)
-    ratio = _best(lambda: _parse_and_stream(tok, fmt, big), 1) / _best(lambda: _parse_and_stream(tok, fmt, small), 3)
+    (whole_big, both_big), (whole_small, both_small) = (
+        _parse_and_stream(tok, fmt, big, 1),
+        _parse_and_stream(tok, fmt, small, 3),
+    )
+    ratio = both_big / both_small
     assert ratio < 24.0, f"8x the input took {ratio:.1f}x the time"
+    if whole_big >= WHOLE_TIMED_FROM:
+        ratio = whole_big / whole_small
+        assert ratio < 24.0, f"8x the input took {ratio:.1f}x the time to parse whole"
