@@ -758,6 +758,19 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+/* A part of join_ids: bytes of native uint32 ids (id_ints_join's reader). */
+static Py_ssize_t
+bytes_of_ids(PyObject *part, Py_buffer *view)
+{
+    if (!PyBytes_CheckExact(part) || PyBytes_GET_SIZE(part) % sizeof(uint32_t)) {
+        PyErr_SetString(PyExc_TypeError, "join_ids: each array must be bytes of 4-byte ids");
+        return -1;
+    }
+    if (PyObject_GetBuffer(part, view, PyBUF_SIMPLE) < 0)
+        return -1;
+    return view->len / (Py_ssize_t)sizeof(uint32_t);
+}
+
 /* join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of native uint32 ids, as
  * encode(..., AS_ARRAY) returns them), in order: the parts of a long text encoded on several threads
  * joined without a list per part. */
@@ -771,50 +784,34 @@ bpe_join_ids(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
     if (e == NULL)
         return NULL;
-    PyObject *arrays = args[1];
-    Py_ssize_t parts = PyList_GET_SIZE(arrays), total = 0;
-    for (Py_ssize_t k = 0; k < parts; k++) {
-        PyObject *a = PyList_GET_ITEM(arrays, k);
-        if (!PyBytes_CheckExact(a) || PyBytes_GET_SIZE(a) % sizeof(uint32_t)) {
-            PyErr_SetString(PyExc_TypeError, "join_ids: each array must be bytes of 4-byte ids");
-            return NULL;
-        }
-        total += PyBytes_GET_SIZE(a) / (Py_ssize_t)sizeof(uint32_t);
-    }
-    PyObject *list = PyList_New(total);
-    if (list == NULL)
-        return NULL;
-    /* Allocating (the list, a rank's first int) may run the garbage collector, and a finalizer may
-     * change the caller's list: it is read afresh, each array held while it is read, and its size
-     * checked again. */
-    Py_ssize_t at = 0;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(arrays) && k < parts; k++) {
-        PyObject *a = Py_NewRef(PyList_GET_ITEM(arrays, k));
-        int bad = !PyBytes_CheckExact(a);
-        size_t n = bad ? 0 : (size_t)PyBytes_GET_SIZE(a) / sizeof(uint32_t);
-        bad = bad || (Py_ssize_t)n > total - at || id_ints_fill(&e->ids, list, at, (const uint32_t *)PyBytes_AS_STRING(a), n) < 0;
-        Py_DECREF(a);
-        if (bad) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_RuntimeError, "join_ids: the arrays changed");
-            Py_DECREF(list);
-            return NULL;
-        }
-        at += (Py_ssize_t)n;
-    }
-    if (at != total) {
-        PyErr_SetString(PyExc_RuntimeError, "join_ids: the arrays changed");
-        Py_DECREF(list);
-        return NULL;
-    }
-    return list;
+    return id_ints_join(&e->ids, args[1], bytes_of_ids, "join_ids: the arrays changed");
 }
 
-/* The spans of nfc_spans in one kind of str: start/end pairs appended to *bounds (*count of them,
- * room for *cap); -1 when it cannot grow. Runs without the GIL. */
+/* Positions in a text (nfc_spans' bounds, flag_scan's finds), grown as needed without the GIL. */
+typedef struct {
+    int64_t *at;
+    Py_ssize_t count, cap;
+} Positions;
+
+static int
+positions_add(Positions *p, int64_t at)
+{
+    if (p->count == p->cap) {
+        Py_ssize_t cap = p->cap ? 2 * p->cap : 256;
+        int64_t *grown = PyMem_RawRealloc(p->at, cap * sizeof(int64_t));
+        if (grown == NULL)
+            return -1;
+        p->at = grown;
+        p->cap = cap;
+    }
+    p->at[p->count++] = at;
+    return 0;
+}
+
+/* The spans of nfc_spans in one kind of str, as start/end pairs appended to bounds: 0, or -1 when
+ * it cannot grow. Runs without the GIL. */
 #define NFC_SCAN(NAME, CHAR)                                                                       \
-    static int NAME(const uint8_t *flags, const CHAR *chars, Py_ssize_t n, Py_ssize_t **bounds,    \
-                    Py_ssize_t *count, Py_ssize_t *cap)                                            \
+    static int NAME(const uint8_t *flags, const CHAR *chars, Py_ssize_t n, Positions *bounds)      \
     {                                                                                              \
         Py_ssize_t starter = 0, end = -1;                                                          \
         for (Py_ssize_t i = 0; i < n; i++) {                                                       \
@@ -825,20 +822,10 @@ bpe_join_ids(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_ssize_t j = i + 1;                                                                  \
             while (j < n && flags[chars[j]])                                                       \
                 j++;                                                                               \
-            if (*count && starter <= end) /* joins the span before */                              \
-                (*bounds)[2 * *count - 1] = j;                                                     \
-            else {                                                                                 \
-                if (*count == *cap) {                                                              \
-                    Py_ssize_t *grown = PyMem_RawRealloc(*bounds, 4 * *cap * sizeof(Py_ssize_t)); \
-                    if (grown == NULL)                                                             \
-                        return -1;                                                                 \
-                    *bounds = grown;                                                               \
-                    *cap *= 2;                                                                     \
-                }                                                                                  \
-                (*bounds)[2 * *count] = starter;                                                   \
-                (*bounds)[2 * *count + 1] = j;                                                     \
-                ++*count;                                                                          \
-            }                                                                                      \
+            if (bounds->count && starter <= end) /* joins the span before */                       \
+                bounds->at[bounds->count - 1] = j;                                                 \
+            else if (positions_add(bounds, starter) || positions_add(bounds, j))                   \
+                return -1;                                                                         \
             end = j;                                                                               \
             i = j - 1;                                                                             \
         }                                                                                          \
@@ -872,56 +859,33 @@ bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return PyList_New(0);
     const void *data = PyUnicode_DATA(text);
     int kind = PyUnicode_KIND(text), failed;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0, cap = 64;
-    Py_ssize_t *bounds = PyMem_RawMalloc(2 * cap * sizeof(Py_ssize_t));
-    if (bounds == NULL)
-        return PyErr_NoMemory();
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Positions bounds = {0};
     Py_BEGIN_ALLOW_THREADS
     if (kind == PyUnicode_1BYTE_KIND)
-        failed = nfc_scan_1(flags, data, n, &bounds, &count, &cap);
+        failed = nfc_scan_1(flags, data, n, &bounds);
     else if (kind == PyUnicode_2BYTE_KIND)
-        failed = nfc_scan_2(flags, data, n, &bounds, &count, &cap);
+        failed = nfc_scan_2(flags, data, n, &bounds);
     else
-        failed = nfc_scan_4(flags, data, n, &bounds, &count, &cap);
+        failed = nfc_scan_4(flags, data, n, &bounds);
     Py_END_ALLOW_THREADS
     if (failed) {
-        PyMem_RawFree(bounds);
+        PyMem_RawFree(bounds.at);
         return PyErr_NoMemory();
     }
-    PyObject *spans = PyList_New(count);
-    for (Py_ssize_t k = 0; spans != NULL && k < count; k++) {
-        PyObject *span = Py_BuildValue("(nn)", bounds[2 * k], bounds[2 * k + 1]);
+    PyObject *spans = PyList_New(bounds.count / 2);
+    for (Py_ssize_t k = 0; spans != NULL && 2 * k < bounds.count; k++) {
+        PyObject *span = Py_BuildValue("(LL)", (long long)bounds.at[2 * k], (long long)bounds.at[2 * k + 1]);
         if (span == NULL)
             Py_CLEAR(spans);
         else
             PyList_SET_ITEM(spans, k, span);
     }
-    PyMem_RawFree(bounds);
+    PyMem_RawFree(bounds.at);
     return spans;
 }
 
 /* ------------------------------------------------------------------ flag_scan */
-
-/* Positions found by flag_scan, grown as needed (without the GIL). */
-typedef struct {
-    int64_t *at;
-    Py_ssize_t count, cap;
-} Positions;
-
-static int
-positions_add(Positions *p, int64_t at)
-{
-    if (p->count == p->cap) {
-        Py_ssize_t cap = p->cap ? 2 * p->cap : 256;
-        int64_t *grown = PyMem_RawRealloc(p->at, cap * sizeof(int64_t));
-        if (grown == NULL)
-            return -1;
-        p->at = grown;
-        p->cap = cap;
-    }
-    p->at[p->count++] = at;
-    return 0;
-}
 
 /* The prefix hash of three adjacent code points (toklane.tokenizer.quickranks._prefix_hashes). */
 #define PREFIX_BITS 21

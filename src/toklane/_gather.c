@@ -282,40 +282,7 @@ gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&view);
         return list;
     }
-    PyObject *parts = args[1];
-    Py_ssize_t total = 0;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(parts); k++) {
-        Py_ssize_t n = id_view(PyList_GET_ITEM(parts, k), &view);
-        if (n < 0)
-            return NULL;
-        PyBuffer_Release(&view);
-        total += n;
-    }
-    PyObject *list = PyList_New(total);
-    Py_ssize_t at = 0;
-    for (Py_ssize_t k = 0; list != NULL && k < PyList_GET_SIZE(parts); k++) {
-        PyObject *part = PyList_GET_ITEM(parts, k);
-        Py_INCREF(part);
-        Py_ssize_t n = id_view(part, &view);
-        Py_DECREF(part);
-        if (n < 0 || at + n > total) {
-            if (n >= 0) {
-                PyBuffer_Release(&view);
-                PyErr_SetString(PyExc_RuntimeError, "id_list: the buffers changed");
-            }
-            Py_CLEAR(list);
-            break;
-        }
-        if (id_ints_fill(c, list, at, (const uint32_t *)view.buf, (size_t)n) < 0)
-            Py_CLEAR(list);
-        PyBuffer_Release(&view);
-        at += n;
-    }
-    if (list != NULL && at != total) {
-        PyErr_SetString(PyExc_RuntimeError, "id_list: the buffers changed");
-        Py_CLEAR(list);
-    }
-    return list;
+    return id_ints_join(c, args[1], id_view, "id_list: the buffers changed");
 }
 
 static PyMethodDef gather_methods[] = {

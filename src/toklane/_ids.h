@@ -63,4 +63,51 @@ id_ints_fill(IdInts *c, PyObject *list, Py_ssize_t at, const uint32_t *ids, size
     return 0;
 }
 
+/* What id_ints_join reads a part with: its ids in *view (which the caller releases) and how many,
+ * or -1 with an exception set. */
+typedef Py_ssize_t (*IdReader)(PyObject *part, Py_buffer *view);
+
+/* One list of the ids of parts (a list each of whose items read accepts), end to end. Allocating
+ * (the list, an id's first int) may run the garbage collector, and a finalizer may change parts:
+ * it is read afresh, each part held while it is read and its size checked again (RuntimeError
+ * with the message changed where it no longer fits). */
+static inline PyObject *
+id_ints_join(IdInts *c, PyObject *parts, IdReader read, const char *changed)
+{
+    Py_buffer view;
+    Py_ssize_t count = PyList_GET_SIZE(parts), total = 0, at = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t n = read(PyList_GET_ITEM(parts, k), &view);
+        if (n < 0)
+            return NULL;
+        PyBuffer_Release(&view);
+        total += n;
+    }
+    PyObject *list = PyList_New(total);
+    if (list == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(parts) && k < count; k++) {
+        PyObject *part = Py_NewRef(PyList_GET_ITEM(parts, k));
+        Py_ssize_t n = read(part, &view); /* (the view holds the part from here) */
+        Py_DECREF(part);
+        if (n < 0)
+            goto fail;
+        int bad = n > total - at;
+        if (bad)
+            PyErr_SetString(PyExc_RuntimeError, changed);
+        else
+            bad = id_ints_fill(c, list, at, (const uint32_t *)view.buf, (size_t)n) < 0;
+        PyBuffer_Release(&view);
+        if (bad)
+            goto fail;
+        at += n;
+    }
+    if (at == total)
+        return list;
+    PyErr_SetString(PyExc_RuntimeError, changed);
+fail:
+    Py_DECREF(list);
+    return NULL;
+}
+
 #endif
