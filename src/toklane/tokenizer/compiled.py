@@ -29,8 +29,8 @@ from typing import Any
 
 from . import unicode_classes
 from .backends import TiktokenEngine
-from .pieces import PARALLEL_MIN, Part, batch_runs
-from .quickranks import _pool
+from .pieces import PARALLEL_MIN
+from .quickranks import encode_parts
 from .unicode_classes import class_table
 
 try:
@@ -140,26 +140,17 @@ class CompiledEngine:
         total = sum(map(len, texts))
         if self.threads == 1 or total < _BATCH_PARALLEL_MIN or (len(texts) == 1 and total < PARALLEL_MIN):
             return [self._one(self._prepare(t)) for t in texts]
-        # Every text, long ones cut at pre-token boundaries, as parts in runs (pieces.batch_runs).
-        # No task waits on another, so the pool never deadlocks on itself. Each core slices its
-        # own parts: the copies are not made one after another on the caller's thread.
-        # Texts are cut before NFC and each part normalised on its core: a cut (pieces._SAFE_CUT)
-        # is also a normalisation boundary, so NFC(text) is the parts' NFC end to end and each cut
-        # is still a pre-token boundary there. It lies before an ASCII space (a starter that NFC
-        # never joins to what precedes it) after a non-space character (which NFC never turns into
-        # a space), or after a newline (which no character joins or reorders across); the parts'
-        # ends keep those characters.
-        runs, owners = batch_runs(texts, self.threads)
-        # Each part's ids come back as a uint32 array (the GIL released throughout); one list per
-        # text is then made from its parts' arrays at once (no list per part to join and free).
-        arrays: list[list[bytes]] = [[] for _ in texts]
-        encoded = (ids for run in _pool(self.threads).map(self._serial, runs) for ids in run)
-        for k, ids in zip(owners, encoded, strict=True):
-            arrays[k].append(ids)
+        # Every text, long ones cut at pre-token boundaries, encoded part by part on all cores
+        # (quickranks.encode_parts). Texts are cut before NFC and each part normalised on its core:
+        # a cut (pieces._SAFE_CUT) is also a normalisation boundary, so NFC(text) is the parts' NFC
+        # end to end and each cut is still a pre-token boundary there. It lies before an ASCII space
+        # (a starter that NFC never joins to what precedes it) after a non-space character (which
+        # NFC never turns into a space), or after a newline (which no character joins or reorders
+        # across); the parts' ends keep those characters. Each part's ids come back as a uint32
+        # array (the GIL released throughout); one list per text is then made from its parts'
+        # arrays at once (no list per part to join and free).
+        arrays = encode_parts(texts, self.threads, lambda part: self._array(self._prepare(part)))
         return [_bpe.join_ids(self._encoder, parts) for parts in arrays]
-
-    def _serial(self, parts: list[Part]) -> list[bytes]:
-        return [self._array(self._prepare(text[a:b])) for text, a, b in parts]
 
     def count_ordinary(self, text: str) -> int:
         if len(text) >= PARALLEL_MIN:

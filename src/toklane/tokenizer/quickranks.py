@@ -23,14 +23,14 @@ import struct
 import tempfile
 import threading
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from . import patterns
 from .irregular import Irregular
-from .pieces import PARALLEL_MIN, WHITESPACE, Part, batch_runs
+from .pieces import PARALLEL_MIN, WHITESPACE, batch_runs
 
 try:  # the compiled scan of the characters to check (else numpy, same positions)
     from .. import _bpe  # type: ignore[attr-defined]
@@ -76,6 +76,19 @@ def _pool(threads: int) -> ThreadPoolExecutor:
         if pool is None:
             pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="toklane-encode")
         return pool
+
+
+def encode_parts(texts: list[str], threads: int, encode: Callable[[str], Any]) -> list[list[Any]]:
+    """``encode`` of every part of ``texts`` (:func:`.pieces.batch_runs`: long texts cut at
+    pre-token boundaries, runs of parts), on the shared pool, each core slicing its own parts (no
+    copies made one after another on the caller's thread): per text, its parts' results in order.
+    No task waits on another, so the pool never deadlocks on itself."""
+    runs, owners = batch_runs(texts, threads)
+    per_text: list[list[Any]] = [[] for _ in texts]
+    done = _pool(threads).map(lambda run: [encode(text[a:b]) for text, a, b in run], runs)
+    for k, result in zip(owners, (r for run in done for r in run), strict=True):
+        per_text[k].append(result)
+    return per_text
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -425,12 +438,11 @@ class CheckedEngine:
         to tiktoken (and where irregular tokens' texts start). The code points are left out
         (None) where the compiled scan read the text."""
         np = self._np
+        short: Any
         if text.isascii():  # only irregular tokens to look for
             points = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
             hits = np.zeros(0, dtype=np.intp)
-            short: Any = np.flatnonzero(np.take(self._flags, points) & 2) if self._short else ()
-            at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points))) if self._needles else None
-            windows = _windows(points, at) if at is not None and at.size else None
+            short = np.flatnonzero(np.take(self._flags, points) & 2) if self._short else ()
         else:
             if self._normalize_first and not unicodedata.is_normalized("NFC", text):
                 text = unicodedata.normalize("NFC", text)  # look in the text quicktok reads
@@ -444,8 +456,9 @@ class CheckedEngine:
                 windows = np.frombuffer(found[3], dtype=np.uint32).reshape(-1, 4) if at.size else None
             else:
                 text, hits, short, points = self._hits_by_numpy(text)
-                at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points))) if self._needles else None
-                windows = _windows(points, at) if at is not None and at.size else None
+        if points is not None:  # (the compiled scan found the candidates itself)
+            at = np.flatnonzero(np.take(self._prefixes, _prefix_hashes(points))) if self._needles else None
+            windows = _windows(points, at) if at is not None and at.size else None
         if self._irregular:  # the words that hold an irregular token
             held = self._holding(text, at, windows) if windows is not None else []
             held += [i for i in np.asarray(short).tolist() for t in self._short[text[i]] if text.startswith(t, i)]
@@ -545,17 +558,8 @@ class CheckedEngine:
         return self.threads > 1 and total >= _BATCH_ON_ALL_CORES and total >= _TEXT_ON_ALL_CORES * len(texts)
 
     def _arrays(self, texts: list[str]) -> list[list[Any]]:
-        """Each text's ids as uint32 arrays (one per part), checked and encoded on all cores:
-        long texts cut, each core slicing its own parts (:func:`.pieces.batch_runs`)."""
-        runs, owners = batch_runs(texts, self.threads)
-        parts: list[list[Any]] = [[] for _ in texts]
-        encoded = (ids for run in _pool(self.threads).map(self._run_arrays, runs) for ids in run)
-        for k, ids in zip(owners, encoded, strict=True):
-            parts[k].append(ids)
-        return parts
-
-    def _run_arrays(self, run: list[Part]) -> list[Any]:
-        return [self._piece_array(text[a:b]) for text, a, b in run]
+        """Each text's ids as uint32 arrays (one per part), checked and encoded on all cores."""
+        return encode_parts(texts, self.threads, self._piece_array)
 
     def _piece_array(self, text: str) -> Any:
         """:meth:`_encode_piece` as a uint32 array."""
