@@ -57,11 +57,29 @@ def reference(
     return ([r.decode(errors="replace") for r in runs] if decode else runs), positions
 
 
+def reference_text(ids: list[Any], table: gather.IdTable, placeholders: bool = True) -> Any:
+    """What ``text`` must return: the reference runs, each decoded on its own, joined with each
+    marker's own text; where each marker's text starts."""
+    got = reference(ids, table, True, placeholders)
+    if got is None:
+        return None
+    runs, positions = got
+    text, starts = runs[0], []
+    for run, p in zip(runs[1:], positions, strict=True):
+        starts.append(len(text))
+        text += table.table[ids[p]].decode() + run  # type: ignore[union-attr]
+    return text, positions, starts
+
+
 def _interesting(table: gather.IdTable) -> list[int]:
     kinds = table.kind_array
-    last = int(np.argmax(np.frombuffer(table.entries, dtype=gather._ENTRY)["start"]))  # reads up to the slack
+    last = max(i for i, b in enumerate(table.table) if b)  # its bytes end the blob
     longest = max(range(len(table.table)), key=lambda i: len(table.table[i] or b""))
+    inline = [i for i, b in enumerate(table.table) if b is not None and len(b) in (gather.INLINE, gather.INLINE + 1)]
+    stray = [i for i, b in enumerate(table.table) if b is not None and len(b) == 1 and 0x80 <= b[0] < 0xC0]
     return [
+        *inline[:2],
+        *stray[:3],
         *np.flatnonzero(kinds == MARKER)[:6].tolist(),
         *np.flatnonzero(kinds == DROPPED)[:6].tolist(),
         *np.flatnonzero(kinds == HOLE)[:2].tolist(),
@@ -96,6 +114,12 @@ def test_runs_equal_the_reference(index: int, data: st.DataObject) -> None:
                 assert gather._fallback_runs(form, table, decode) == (want if len(ids) >= gather.FALLBACK_MIN else None)
         if want is not None and len(ids) >= gather.FALLBACK_MIN and -1 not in ids:
             assert gather.runs(np.array(ids, dtype=np.int64), table, decode) == want
+    want = reference_text(ids, table)
+    for form in (ids, tuple(ids)):
+        assert gather.text(form, table) == want
+        assert gather.text(form, table, False) == reference_text(ids, table, False)
+    if want is not None and len(ids) >= gather.FALLBACK_MIN and -1 not in ids:
+        assert gather.text(np.array(ids, dtype=np.int64), table) == want  # (the fallback)
 
 
 @pytest.mark.parametrize("index", range(len(FORMATS)), ids=[f[0] for f in FORMATS])
@@ -117,6 +141,39 @@ def test_runs_grow_past_the_first_guess_of_their_size(index: int) -> None:
             assert gather.runs(ids, table, decode) == reference(ids, table, decode)
 
 
+@pytest.mark.parametrize("index", range(len(FORMATS)), ids=[f[0] for f in FORMATS])
+def test_text_places_markers_in_invalid_utf8(index: int) -> None:
+    """Marker offsets in ``text`` count characters as decoding gives them, also where runs hold
+    stray continuation bytes (one U+FFFD each) or cut characters before and after markers."""
+    tok, table = _table(index)
+    kinds = table.kind_array
+    marker = int(np.flatnonzero(kinds == MARKER)[0])
+    stray = next(i for i, b in enumerate(table.table) if b is not None and b == b"\x80")
+    emoji = tok.encode("🙂 日本")
+    for ids in (
+        [stray, marker, stray, stray, marker],
+        [*emoji[:1], marker, *emoji[1:], marker, stray],
+        [stray] * 5 + [marker] + tok.encode("é") + [stray, marker],
+        [marker, marker, *tok.encode("héllo"), stray],
+    ):
+        got = gather.text(ids, table)
+        assert got == reference_text(ids, table)
+        text, positions, starts = got  # type: ignore[misc]
+        for p, at in zip(positions, starts, strict=True):
+            assert text.startswith(table.table[ids[p]].decode(), at)  # type: ignore[union-attr]
+
+
+def test_a_marker_of_cut_characters_is_left_to_the_loop() -> None:
+    """A marker whose bytes are no whole characters is read as a hole (``text`` decodes markers
+    within the text, where such bytes would join their neighbours)."""
+    tok = toklane.load_tokenizer("qwen3.6")
+    stray = next(i for i, b in enumerate(tok.token_bytes_table) if b == b"\x80")
+    table = gather.IdTable(tok, [stray], [], tok.vocab_size)
+    assert table.kind_array[stray] == HOLE
+    assert gather.runs([1, stray, 2], table, False) is None
+    assert gather.text([1, stray, 2], table) is None
+
+
 def test_runs_refuses_what_it_cannot_read() -> None:
     _, table = _table(0)
     for ids in (iter([1, 2]), {1: 2}, "12", 5):
@@ -129,13 +186,18 @@ def test_runs_refuses_what_it_cannot_read() -> None:
         from toklane._gather import runs
 
         with pytest.raises(TypeError):
-            runs([1], table.blob, table.entries + b"x", False, True)  # not whole entries
+            runs([1], table.blob, table.entries + b"x", table.kinds, False, True)  # not whole entries
         with pytest.raises(TypeError):
-            runs(iter([1]), table.blob, table.entries, False, True)
+            runs([1], table.blob, table.entries, table.kinds[:-1], False, True)  # not a kind per entry
+        with pytest.raises(TypeError):
+            runs(iter([1]), table.blob, table.entries, table.kinds, False, True)
         # entries pointing past the blob are declined, never read
-        bad = np.frombuffer(table.entries, dtype=gather._ENTRY).copy()
-        bad["start"][5] = len(table.blob)
-        assert runs([5], table.blob, bad.tobytes(), False, True) is None
+        entries = np.frombuffer(table.entries, dtype=gather._ENTRY)
+        longest = int(np.flatnonzero((entries["other"] == 1) & (table.kind_array == ORDINARY))[0])
+        bad = entries.copy()
+        bad.view(np.uint32).reshape(len(bad), 4)[longest, 0] = len(table.blob) - 1
+        assert runs([longest], table.blob, bad.tobytes(), table.kinds, False, True) is None
+        assert gather._native_text([longest], table.blob, bad.tobytes(), table.kinds, True) is None
 
 
 def test_the_compiled_reader_is_built() -> None:

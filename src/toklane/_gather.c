@@ -1,8 +1,10 @@
 /* toklane._gather: many token ids in one pass (the compiled half of toklane.gather, which holds
- * the pure-Python fallback and the contract): their bytes (runs), or their int objects (id_list).
+ * the pure-Python fallback and the contract): their bytes (runs), their text (text), or their int
+ * objects (id_list).
  *
- * runs(ids, blob, entries, decode, placeholders) reads a list or tuple of ids once. entries holds one
- * Entry per id (native byte order): where its bytes start in blob, how many, and its kind.
+ * runs(ids, blob, entries, kinds, decode, placeholders) reads a list or tuple of ids once. entries
+ * holds one Entry per id (below: a short token's bytes inline, else where its bytes are in blob),
+ * kinds one kind per id:
  *   - an ordinary id (kind 0) appends its bytes;
  *   - a marker id (kind 1) ends the current run and records its position;
  *   - a dropped id (kind 2), or -1 when placeholders is true, is skipped (the runs on either side join);
@@ -11,6 +13,11 @@
  *     loop then reads the ids and raises or skips exactly as it always does.
  * It returns (runs, positions): len(runs) == len(positions) + 1, each run as bytes,
  * or as str (UTF-8, invalid bytes replaced by U+FFFD) when decode is true.
+ *
+ * text(ids, blob, entries, kinds, placeholders) reads them the same way, but a marker's own bytes
+ * stay in its place: (text, positions, starts), text the runs and markers decoded as if each on
+ * its own and joined (decoded whole, which is the same where the markers' bytes are whole
+ * characters), starts where each marker's text starts in it.
  *
  * ints(size) -> a cache; id_list(cache, ids) -> a buffer of uint32 ids (a numpy array) as a list
  * of ints, each id below size one shared int object made on its first use (an incref per id).
@@ -60,15 +67,19 @@ make_run(const char *data, Py_ssize_t size, int decode)
     return PyBytes_FromStringAndSize(data, size);
 }
 
-/* One entry per id: where its bytes start in blob, how many, and its kind (8 bytes: one load). */
+/* One entry per id (16 bytes: one load). A short ordinary token (other == 0) holds its bytes
+ * inline, so reading it is a load and a 16-byte copy. Any other id (other == 1: a long token, an
+ * added token, a hole) has its kind in the table's kinds, one byte per id, and where its bytes
+ * start in blob and how many in data[0:4] and data[4:8] (native byte order). */
 typedef struct {
-    uint32_t start;
-    uint16_t size;
-    uint8_t kind;
-    uint8_t pad;
+    uint8_t data[14];
+    uint8_t size;
+    uint8_t other;
 } Entry;
 
-/* Bytes a token is copied by, at once, when it is no longer (blob and the buffer have this much slack). */
+enum { ORDINARY = 0, MARKER = 1, DROPPED = 2 };
+
+/* Bytes a short token is copied by (an Entry; the buffer has this much slack). */
 #define WORD 16
 /* Ids read between checks of the buffer's room. */
 #define BLOCK 64
@@ -90,81 +101,128 @@ ensure_room(char **buf, Py_ssize_t *cap, Py_ssize_t need)
     return 1;
 }
 
-static PyObject *
-gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* What one read of ids builds. */
+typedef struct {
+    char *buf;              /* the bytes read so far */
+    Py_ssize_t cap, size;   /* room in buf (plus WORD of slack), bytes in it */
+    Py_ssize_t run_start;   /* (runs) where the current run starts in buf */
+    PyObject *runs;         /* (runs) the runs cut so far */
+    PyObject *positions;    /* where the marker ids are */
+    Py_ssize_t *offsets;    /* (text) where each marker's bytes start and end in buf: two per marker */
+    Py_ssize_t n_offsets, offsets_cap;
+} Reader;
+
+static void
+reader_clear(Reader *r)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "runs(ids, blob, entries, decode, placeholders) takes 5 arguments");
-        return NULL;
-    }
-    PyObject *ids = args[0], *blob = args[1], *entries = args[2];
-    int decode = PyObject_IsTrue(args[3]), placeholders = PyObject_IsTrue(args[4]);
-    if (decode < 0 || placeholders < 0)
-        return NULL;
-    if (!PyList_CheckExact(ids) && !PyTuple_CheckExact(ids)) {
-        PyErr_SetString(PyExc_TypeError, "runs: ids must be a list or a tuple");
-        return NULL;
-    }
-    if (!PyBytes_CheckExact(blob) || !PyBytes_CheckExact(entries) || PyBytes_GET_SIZE(entries) % sizeof(Entry)) {
-        PyErr_SetString(PyExc_TypeError, "runs: blob must be bytes, entries bytes of 8-byte entries");
-        return NULL;
-    }
+    PyMem_Free(r->buf);
+    PyMem_Free(r->offsets);
+    Py_CLEAR(r->runs);
+    Py_CLEAR(r->positions);
+}
+
+/* Append n bytes of blob at start (bounds-checked): 1, 0 when they lie outside blob, -1 on failure. */
+static int
+append_blob(Reader *r, const char *blob, uint64_t blob_size, const Entry *e)
+{
+    uint32_t start, size;
+    memcpy(&start, e->data, 4);
+    memcpy(&size, e->data + 4, 4);
+    if ((uint64_t)start + size > blob_size)
+        return 0;
+    if (!ensure_room(&r->buf, &r->cap, r->size + size + BLOCK * WORD))
+        return -1;
+    memcpy(r->buf + r->size, blob + start, size);
+    r->size += size;
+    return 1;
+}
+
+/* Read ids (a list or a tuple) into r: 1 done, 0 declined (see the module docstring), -1 failed.
+ * text: a marker's own bytes go in its place (and its offset into r->offsets); else the runs are
+ * cut at it (as str when decode). */
+static int
+read_ids(Reader *r, PyObject *ids, PyObject *blob, PyObject *entries, PyObject *kinds_obj, int text, int decode,
+         int placeholders)
+{
     const char *bytes = PyBytes_AS_STRING(blob);
     uint64_t blob_size = (uint64_t)PyBytes_GET_SIZE(blob);
     const Entry *table = (const Entry *)PyBytes_AS_STRING(entries);
-    unsigned long vocab = (unsigned long)(PyBytes_GET_SIZE(entries) / (Py_ssize_t)sizeof(Entry));
-    /* A token of at most WORD bytes starting at or before this is copied by one fixed-size copy. */
-    uint64_t word_limit = blob_size >= WORD ? blob_size - WORD : 0;
+    const uint8_t *kinds = (const uint8_t *)PyBytes_AS_STRING(kinds_obj);
+    unsigned long vocab = (unsigned long)PyBytes_GET_SIZE(kinds_obj);
     Py_ssize_t n = PySequence_Fast_GET_SIZE(ids);
-    Py_ssize_t cap = n * 6 + BLOCK * WORD, size = 0, start = 0;
-    char *buf = PyMem_Malloc(cap + WORD);
-    PyObject *runs = PyList_New(0), *positions = PyList_New(0);
-    if (buf == NULL || runs == NULL || positions == NULL) {
+    r->cap = n * 6 + BLOCK * WORD;
+    r->buf = PyMem_Malloc(r->cap + WORD);
+    r->positions = PyList_New(0);
+    if (!text)
+        r->runs = PyList_New(0);
+    if (r->buf == NULL || r->positions == NULL || (!text && r->runs == NULL)) {
         PyErr_NoMemory();
-        goto fail;
+        return -1;
     }
     /* (read after the allocations above, which may run the garbage collector: see below) */
     n = PySequence_Fast_GET_SIZE(ids);
     PyObject **items = PySequence_Fast_ITEMS(ids);
     PyTypeObject *long_type = &PyLong_Type;
     /* The ids in blocks: before each, the buffer holds room for BLOCK short tokens, so the common
-     * case (an ordinary token of at most WORD bytes) is a load, a fixed-size copy and an add. */
+     * case (a short ordinary token) is a load, a 16-byte copy and an add. */
     for (Py_ssize_t block = 0; block < n; block += BLOCK) {
-        if (!ensure_room(&buf, &cap, size + BLOCK * WORD))
-            goto fail;
+        if (!ensure_room(&r->buf, &r->cap, r->size + BLOCK * WORD))
+            return -1;
         Py_ssize_t block_end = block + BLOCK < n ? block + BLOCK : n;
+        char *buf = r->buf;
+        Py_ssize_t size = r->size;
         for (Py_ssize_t p = block; p < block_end; p++) {
             PyObject *item = items[p];
             if (UNLIKELY(Py_TYPE(item) != long_type))
-                goto decline;
+                return 0;
             unsigned long t = (unsigned long)id_value(item);
             if (UNLIKELY(t >= vocab)) { /* (negative ones too) */
                 if ((long)t == -1 && placeholders) /* a placeholder of async scheduling: not a token yet */
                     continue;
-                goto decline;
+                return 0;
             }
-            Entry e = table[t];
-            if (LIKELY(e.kind == 0 && e.size <= WORD && e.start <= word_limit)) {
-                memcpy(buf + size, bytes + e.start, WORD); /* a fixed-size copy: no call */
-                size += e.size;
+            const Entry *e = table + t;
+            memcpy(buf + size, e, WORD); /* a fixed-size copy: no call */
+            if (LIKELY(e->other == 0)) {
+                size += e->size;
+                continue;
             }
-            else if (e.kind == 0) { /* a long token (or one at the blob's end) */
-                if ((uint64_t)e.start + e.size > blob_size)
-                    goto decline;
-                if (!ensure_room(&buf, &cap, size + e.size + BLOCK * WORD))
-                    goto fail;
-                memcpy(buf + size, bytes + e.start, e.size);
-                size += e.size;
-            }
-            else if (e.kind == 1) {
-                PyObject *run = make_run(buf + start, size - start, decode);
+            r->size = size;
+            uint8_t kind = kinds[t];
+            int got = 1;
+            if (kind == ORDINARY) /* a long token */
+                got = append_blob(r, bytes, blob_size, e);
+            else if (kind == MARKER) {
                 PyObject *pos = PyLong_FromSsize_t(p);
-                int bad = run == NULL || pos == NULL || PyList_Append(runs, run) || PyList_Append(positions, pos);
-                Py_XDECREF(run);
-                Py_XDECREF(pos);
-                if (bad)
-                    goto fail;
-                start = size;
+                if (pos == NULL || PyList_Append(r->positions, pos)) {
+                    Py_XDECREF(pos);
+                    return -1;
+                }
+                Py_DECREF(pos);
+                if (text) {
+                    if (r->n_offsets + 2 > r->offsets_cap) {
+                        Py_ssize_t grown_cap = 2 * r->offsets_cap + 8;
+                        Py_ssize_t *grown = PyMem_Realloc(r->offsets, grown_cap * sizeof(Py_ssize_t));
+                        if (grown == NULL) {
+                            PyErr_NoMemory();
+                            return -1;
+                        }
+                        r->offsets = grown;
+                        r->offsets_cap = grown_cap;
+                    }
+                    r->offsets[r->n_offsets++] = r->size;
+                    got = append_blob(r, bytes, blob_size, e);
+                    r->offsets[r->n_offsets++] = r->size;
+                }
+                else {
+                    PyObject *run = make_run(r->buf + r->run_start, r->size - r->run_start, decode);
+                    if (run == NULL || PyList_Append(r->runs, run)) {
+                        Py_XDECREF(run);
+                        return -1;
+                    }
+                    Py_DECREF(run);
+                    r->run_start = r->size;
+                }
                 /* Allocating may run the garbage collector, and a finalizer may change the list: read
                  * its items and length afresh (a marker is rare; the loop over ordinary ids allocates
                  * nothing). */
@@ -173,32 +231,163 @@ gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 if (block_end > n)
                     block_end = n;
             }
-            else if (e.kind != 2)
-                goto decline;
+            else if (kind != DROPPED)
+                return 0;
+            if (got <= 0)
+                return got;
+            buf = r->buf; /* (a long token or a marker may have grown it) */
+            size = r->size;
         }
+        r->size = size;
     }
-    PyObject *last = make_run(buf + start, size - start, decode);
-    if (last == NULL || PyList_Append(runs, last)) {
-        Py_XDECREF(last);
-        goto fail;
-    }
-    Py_DECREF(last);
-    PyMem_Free(buf);
-    PyObject *result = PyTuple_Pack(2, runs, positions);
-    Py_DECREF(runs);
-    Py_DECREF(positions);
-    return result;
+    return 1;
+}
 
-decline:
-    PyMem_Free(buf);
-    Py_DECREF(runs);
-    Py_DECREF(positions);
-    Py_RETURN_NONE;
+/* The Entry table, the kinds and the blob, checked: 0 with TypeError where they do not fit. */
+static int
+check_tables(const char *name, PyObject *ids, PyObject *blob, PyObject *entries, PyObject *kinds)
+{
+    if (!PyList_CheckExact(ids) && !PyTuple_CheckExact(ids)) {
+        PyErr_Format(PyExc_TypeError, "%s: ids must be a list or a tuple", name);
+        return 0;
+    }
+    if (!PyBytes_CheckExact(blob) || !PyBytes_CheckExact(entries) || !PyBytes_CheckExact(kinds) ||
+        PyBytes_GET_SIZE(entries) != PyBytes_GET_SIZE(kinds) * (Py_ssize_t)sizeof(Entry)) {
+        PyErr_Format(PyExc_TypeError, "%s: blob, entries and kinds must be bytes, a 16-byte entry and a kind per id",
+                     name);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *
+gather_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "runs(ids, blob, entries, kinds, decode, placeholders) takes 6 arguments");
+        return NULL;
+    }
+    int decode = PyObject_IsTrue(args[4]), placeholders = PyObject_IsTrue(args[5]);
+    if (decode < 0 || placeholders < 0 || !check_tables("runs", args[0], args[1], args[2], args[3]))
+        return NULL;
+    Reader r = {0};
+    int got = read_ids(&r, args[0], args[1], args[2], args[3], 0, decode, placeholders);
+    PyObject *result = NULL;
+    if (got > 0) {
+        PyObject *last = make_run(r.buf + r.run_start, r.size - r.run_start, decode);
+        if (last != NULL && PyList_Append(r.runs, last) == 0)
+            result = PyTuple_Pack(2, r.runs, r.positions);
+        Py_XDECREF(last);
+    }
+    else if (got == 0)
+        result = Py_NewRef(Py_None);
+    reader_clear(&r);
+    return result;
+}
+
+/* The character offsets of the markers in text (r->buf decoded whole): a list, or NULL with no
+ * exception where they are not the counts of lead bytes before them, or NULL with an exception.
+ * Each lead byte starts a character of the decoded text, and a continuation byte that follows none
+ * makes one more: so the counts are the offsets exactly when they add up to the text's length. */
+static PyObject *
+char_offsets(const Reader *r, PyObject *text)
+{
+    Py_ssize_t markers = r->n_offsets / 2;
+    PyObject *starts = PyList_New(markers);
+    if (starts == NULL)
+        return NULL;
+    int ascii = PyUnicode_IS_ASCII(text);
+    const unsigned char *b = (const unsigned char *)r->buf;
+    Py_ssize_t at = 0, chars = 0;
+    for (Py_ssize_t k = 0; k <= markers; k++) {
+        Py_ssize_t to = k < markers ? r->offsets[2 * k] : r->size;
+        if (ascii)
+            chars = to;
+        else
+            for (; at < to; at++)
+                chars += (b[at] & 0xC0) != 0x80;
+        if (k == markers)
+            break;
+        PyObject *start = PyLong_FromSsize_t(chars);
+        if (start == NULL) {
+            Py_DECREF(starts);
+            return NULL;
+        }
+        PyList_SET_ITEM(starts, k, start);
+    }
+    if (chars != PyUnicode_GET_LENGTH(text))
+        Py_CLEAR(starts);
+    return starts;
+}
+
+/* As char_offsets where they do not add up: the text decoded a piece at a time (each run and each
+ * marker on its own), joined into *text. */
+static PyObject *
+piecewise(const Reader *r, PyObject **text)
+{
+    Py_ssize_t markers = r->n_offsets / 2;
+    PyObject *pieces = PyList_New(0), *starts = PyList_New(markers), *empty = PyUnicode_New(0, 0);
+    if (pieces == NULL || starts == NULL || empty == NULL)
+        goto fail;
+    Py_ssize_t at = 0, chars = 0;
+    for (Py_ssize_t j = 0; j <= r->n_offsets; j++) { /* the pieces end at each offset, the last at the end */
+        Py_ssize_t end = j < r->n_offsets ? r->offsets[j] : r->size;
+        if (j % 2 == 1) { /* (piece j is marker j / 2) */
+            PyObject *start = PyLong_FromSsize_t(chars);
+            if (start == NULL)
+                goto fail;
+            PyList_SET_ITEM(starts, j / 2, start);
+        }
+        PyObject *piece = PyUnicode_DecodeUTF8(r->buf + at, end - at, "replace");
+        if (piece == NULL || PyList_Append(pieces, piece)) {
+            Py_XDECREF(piece);
+            goto fail;
+        }
+        chars += PyUnicode_GET_LENGTH(piece);
+        Py_DECREF(piece);
+        at = end;
+    }
+    *text = PyUnicode_Join(empty, pieces);
+    if (*text == NULL)
+        goto fail;
+    Py_DECREF(pieces);
+    Py_DECREF(empty);
+    return starts;
 fail:
-    PyMem_Free(buf);
-    Py_XDECREF(runs);
-    Py_XDECREF(positions);
+    Py_XDECREF(pieces);
+    Py_XDECREF(starts);
+    Py_XDECREF(empty);
     return NULL;
+}
+
+static PyObject *
+gather_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "text(ids, blob, entries, kinds, placeholders) takes 5 arguments");
+        return NULL;
+    }
+    int placeholders = PyObject_IsTrue(args[4]);
+    if (placeholders < 0 || !check_tables("text", args[0], args[1], args[2], args[3]))
+        return NULL;
+    Reader r = {0};
+    int got = read_ids(&r, args[0], args[1], args[2], args[3], 1, 1, placeholders);
+    PyObject *result = NULL, *text = NULL, *starts = NULL;
+    if (got > 0) {
+        text = PyUnicode_DecodeUTF8(r.buf, r.size, "replace");
+        if (text != NULL && (starts = char_offsets(&r, text)) == NULL && !PyErr_Occurred()) {
+            Py_CLEAR(text);
+            starts = piecewise(&r, &text);
+        }
+        if (starts != NULL)
+            result = PyTuple_Pack(3, text, r.positions, starts);
+    }
+    else if (got == 0)
+        result = Py_NewRef(Py_None);
+    Py_XDECREF(text);
+    Py_XDECREF(starts);
+    reader_clear(&r);
+    return result;
 }
 
 /* ------------------------------------------------------------------ ids as a list of ints */
@@ -287,7 +476,9 @@ gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef gather_methods[] = {
     {"runs", (PyCFunction)(void (*)(void))gather_runs, METH_FASTCALL,
-     "runs(ids, blob, entries, decode, placeholders) -> (runs, marker positions) or None"},
+     "runs(ids, blob, entries, kinds, decode, placeholders) -> (runs, marker positions) or None"},
+    {"text", (PyCFunction)(void (*)(void))gather_text, METH_FASTCALL,
+     "text(ids, blob, entries, kinds, placeholders) -> (text, marker positions, marker offsets in text) or None"},
     {"ints", (PyCFunction)gather_ints, METH_O, "ints(size) -> a cache of the int objects of ids below size"},
     {"id_list", (PyCFunction)(void (*)(void))gather_id_list, METH_FASTCALL,
      "id_list(ints, ids) -> the uint32 ids as a list of ints, shared through the cache"},

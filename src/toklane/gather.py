@@ -2,19 +2,22 @@
 whole outputs parsed from ids and long ids feeds.
 
 :func:`runs` reads a sequence of ids once and returns the bytes of its ordinary tokens as *runs*
-cut at the marker ids, with the markers' positions. Dropped ids (special tokens that are no
-marker) and ``-1`` placeholders (unless told otherwise) are skipped, so the runs on either side
-join, as the per-token loop joins them. Anything the per-token loop must judge itself -- a hole, an id out of range, a
-``bool``, a value that is no plain ``int`` -- makes :func:`runs` return ``None``, keeping nothing
-it built: the caller's loop then raises or skips exactly as it always does.
+cut at the marker ids, with the markers' positions; :func:`text` reads them the same way into one
+text with each marker's own text in its place (what a whole output parsed from ids reads). Dropped
+ids (special tokens that are no marker) and ``-1`` placeholders (unless told otherwise) are
+skipped, so the runs on either side join, as the per-token loop joins them. Anything the per-token
+loop must judge itself -- a hole, an id out of range, a ``bool``, a value that is no plain ``int``
+-- makes them return ``None``, keeping nothing they built: the caller's loop then raises or skips
+exactly as it always does.
 
 Two implementations, one contract (tests run both on the same ids):
 
 - ``toklane._gather``, a small C module compiled at install time (``setup.py``; optional, so an
-  install without a C compiler still works). One pass over a list or tuple: a table lookup and a
-  16-byte copy per id (about 3 ns per token on the 2-core CI machine), then the UTF-8 decode of
-  each run straight from the buffer (about 1 ns per token of mixed text). The same in Python costs
-  20-30 ns per token (a numpy conversion, a gather of bytes objects and a join).
+  install without a C compiler still works). One pass over a list or tuple: per id, one 16-byte
+  table entry that holds a short token's bytes, copied whole (about 1.2 ns per id, warm, on the
+  2-core CI machine), then one UTF-8 decode straight from the buffer (0.1-0.6 ns per token, ASCII
+  to mixed text). The same in Python costs 20-30 ns per token (a numpy conversion, a gather of
+  bytes objects and a join).
 - a numpy fallback (this module), used where the C module is missing, for numpy arrays, or when
   ``TOKLANE_PURE_PYTHON=1`` is set.
 
@@ -40,8 +43,9 @@ try:
     from ._gather import id_list as _native_id_list
     from ._gather import ints as _native_ints
     from ._gather import runs as _native_runs
+    from ._gather import text as _native_text
 except ImportError:  # no compiler at install time, or the fallback asked for
-    _native_runs = _native_ints = _native_id_list = None
+    _native_runs = _native_text = _native_ints = _native_id_list = None
 
 #: Whether the compiled reader (``toklane._gather``) is in use.
 NATIVE = _native_runs is not None
@@ -57,55 +61,100 @@ _BLOB = "_toklane_byte_blob"
 
 
 class IdTable:
-    """What :func:`runs` reads, for one tokenizer and one format pair. Read-only.
+    """What :func:`runs` and :func:`text` read, for one tokenizer and one format pair. Read-only.
 
     ``table``: every token's bytes (``None`` in holes); ``kind_array``: each id's kind (numpy
-    ``uint8``); for the C reader, ``blob`` (every token's bytes back to back, with :data:`SLACK`
-    bytes after the last) and ``entries`` (per id, 8 bytes: where its bytes start in ``blob``,
-    how many, its kind). The bytes and the entries of ordinary tokens and holes are built once
-    per tokenizer (O(vocabulary)); a format pair copies them and marks its own markers and
-    dropped tokens (a memcpy)."""
+    ``uint8``; ``kinds``, the same as bytes). For the C reader, ``blob`` (every token's bytes back
+    to back) and ``entries`` (per id, 16 bytes: a short
+    ordinary token's bytes inline, else where its bytes are in ``blob``). The blob and the entries
+    are built once per tokenizer (O(vocabulary)) with every added token, long token and hole sent
+    to ``kinds``, so a format pair only copies the kinds and marks its own markers and dropped
+    tokens; it copies the entries too only where one of those is an ordinary short token.
 
-    __slots__ = ("blob", "entries", "kind_array", "table")
+    A marker whose bytes are no whole characters is read as a hole (the per-token loop reads
+    it): :func:`text` decodes the markers' bytes within the text."""
+
+    __slots__ = ("blob", "entries", "kind_array", "kinds", "table")
 
     def __init__(self, tok: Tokenizer, markers: Iterable[int], dropped: Iterable[int], size: int):
         self.table: tuple[bytes | None, ...] = tok.token_bytes_table
         shared = getattr(tok, _BLOB, None)
         if shared is None:  # built at most twice under a race, identically: no lock needed
-            shared = _token_entries(self.table)
+            shared = _token_entries(self.table, tok.special_tokens.values())
             setattr(tok, _BLOB, shared)
-        self.blob, base = shared
-        entries = base.copy()
-        kinds = entries["kind"]
-        n = len(entries)
+        self.blob, entries, base_kinds = shared
+        kinds = base_kinds.copy()
+        n = len(kinds)
+        table = self.table
+        marked = [i for i in markers if 0 <= i < n]
         kinds[[i for i in dropped if 0 <= i < n]] = DROPPED
-        kinds[[i for i in markers if 0 <= i < n]] = MARKER
+        kinds[marked] = MARKER
+        kinds[[i for i in marked if not _whole_characters(table[i])]] = HOLE
         kinds[size:] = HOLE  # (past the vocabulary: out of range, which the per-token loop raises)
+        inline = np.flatnonzero((kinds != ORDINARY) & (entries["other"] == 0))
+        if len(inline):  # (no bundled format: its markers and dropped tokens are added tokens)
+            entries = entries.copy()
+            _send_to_kinds(entries, inline, *_places(table)[:2])
         self.entries: bytes = entries.tobytes()
-        self.kind_array = np.ascontiguousarray(kinds)
+        self.kinds: bytes = kinds.tobytes()
+        self.kind_array = kinds
         self.kind_array.flags.writeable = False
 
 
-def _token_entries(table: tuple[bytes | None, ...]) -> tuple[bytes, Any]:
-    """Every token's bytes back to back, and an entry per id: ORDINARY, or HOLE where the id has no
-    bytes or the C reader cannot copy them (past 4 GiB or over 64 KiB: no real vocabulary)."""
+def _whole_characters(data: bytes | None) -> bool:
+    try:
+        return data is not None and data.decode() is not None
+    except UnicodeDecodeError:
+        return False
+
+
+#: Longest token held in its entry (the other 2 of its 16 bytes: its size, and whether to look at the kinds).
+INLINE = 14
+
+#: One entry of :attr:`IdTable.entries`, as the C reader's ``Entry`` (16 bytes, no padding).
+_ENTRY = np.dtype([("data", "u1", (INLINE,)), ("size", "u1"), ("other", "u1")])
+
+
+def _places(table: tuple[bytes | None, ...]) -> tuple[Any, Any, Any]:
+    """Per id: where its bytes start in the blob, how many, and whether it is a hole."""
     sizes = np.fromiter((-1 if b is None else len(b) for b in table), dtype=np.int64, count=len(table))
     holes = sizes < 0
     sizes[holes] = 0
-    starts = np.cumsum(sizes) - sizes
+    return np.cumsum(sizes) - sizes, sizes, holes
+
+
+def _send_to_kinds(entries: Any, ids: Any, starts: Any, sizes: Any) -> None:
+    """Mark ``ids`` as read through the kinds, with where their bytes are (native uint32s)."""
+    entries["other"][ids] = 1
+    entries["size"][ids] = 0
+    words = entries.view(np.uint32).reshape(len(entries), 4)
+    words[ids, 0] = starts[ids]
+    words[ids, 1] = sizes[ids]
+
+
+def _token_entries(table: tuple[bytes | None, ...], added: Iterable[int]) -> tuple[bytes, Any, Any]:
+    """The blob, the entries and the kinds every format pair starts from: a short ordinary token
+    inline; added tokens, long tokens and holes to the kinds (HOLE where an id has no bytes or the
+    C reader cannot copy them: past 4 GiB or over 64 KiB, no real vocabulary)."""
+    starts, sizes, holes = _places(table)
+    n = len(table)
     odd = holes | (starts + sizes >= 2**32) | (sizes > 0xFFFF)
-    entries = np.zeros(len(table), dtype=_ENTRY)
-    entries["start"] = np.where(odd, 0, starts)
-    entries["size"] = np.where(odd, 0, sizes)
-    entries["kind"] = np.where(odd, HOLE, ORDINARY)
-    return b"".join(b for b in table if b) + bytes(SLACK), entries
-
-
-#: Bytes after the last token in :attr:`IdTable.blob`: the C reader copies a short token 16 bytes at once.
-SLACK = 16
-
-#: One entry of :attr:`IdTable.entries`, as the C reader's ``Entry`` (native byte order, no padding).
-_ENTRY = np.dtype([("start", "=u4"), ("size", "=u2"), ("kind", "u1"), ("pad", "u1")])
+    kinds = np.where(odd, HOLE, ORDINARY).astype(np.uint8)
+    blob = b"".join(b for b in table if b)
+    entries = np.zeros(n, dtype=_ENTRY)
+    short = ~odd & (sizes <= INLINE)
+    short[[i for i in added if 0 <= i < n]] = False
+    # every short token's bytes, padded with zeros: a gather from the blob per column
+    at = np.flatnonzero(short)
+    at_starts, at_sizes = starts[at], sizes[at]
+    data = entries["data"]
+    flat = np.frombuffer(blob, dtype=np.uint8)
+    for column in range(INLINE):
+        has = at_sizes > column
+        data[at[has], column] = flat[at_starts[has] + column]
+    entries["size"][at] = at_sizes
+    _send_to_kinds(entries, np.flatnonzero(~short), np.where(odd, 0, starts), np.where(odd, 0, sizes))
+    return blob, entries, kinds
 
 
 def runs(ids: Any, table: IdTable, decode: bool, placeholders: bool = True) -> tuple[list[Any], list[int]] | None:
@@ -118,10 +167,35 @@ def runs(ids: Any, table: IdTable, decode: bool, placeholders: bool = True) -> t
     parser does) or declined (as ``decode`` does: it is no token)."""
     if type(ids) is list or type(ids) is tuple:
         if _native_runs is not None:
-            return _native_runs(ids, table.blob, table.entries, decode, placeholders)
+            return _native_runs(ids, table.blob, table.entries, table.kinds, decode, placeholders)
     elif type(ids) is not np.ndarray:
         return None
     return _fallback_runs(ids, table, decode)
+
+
+def text(ids: Any, table: IdTable, placeholders: bool = True) -> tuple[str, list[int], list[int]] | None:
+    """``(text, positions, starts)`` for ``ids``, read as :func:`runs` reads them but with each
+    marker's own text in its place: ``text`` is the decoded runs and markers joined,
+    ``positions`` where the marker ids are, ``starts`` where each one's text starts in ``text``.
+    ``None`` where :func:`runs` would be."""
+    if (type(ids) is list or type(ids) is tuple) and _native_text is not None:
+        return _native_text(ids, table.blob, table.entries, table.kinds, placeholders)  # type: ignore[no-any-return]
+    got = runs(ids, table, True, placeholders)
+    if got is None:
+        return None
+    pieces, positions = got
+    values = ids.tolist() if type(ids) is np.ndarray else ids
+    parts = []
+    starts = []
+    at = 0
+    for run, p in zip(pieces, positions, strict=False):  # (pieces: one more)
+        mark = table.table[values[p]].decode()  # type: ignore[union-attr]  # (whole characters: IdTable)
+        at += len(run)
+        starts.append(at)
+        parts += (run, mark)
+        at += len(mark)
+    parts.append(pieces[-1])
+    return "".join(parts), positions, starts
 
 
 def _fallback_runs(ids: Any, table: IdTable, decode: bool) -> tuple[list[Any], list[int]] | None:

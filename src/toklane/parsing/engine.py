@@ -367,33 +367,23 @@ class StreamParser:
         hits)``, or ``(None, None)`` where the ids must be read as ids.
 
         The ordinary tokens' runs between marker ids are decoded (each on its own, as the id path
-        decodes them) and joined with the markers' texts; dropped ids leave nothing. That text reads
+        decodes them) and joined with the markers' own texts (:func:`.gather.text`, in one pass);
+        dropped ids leave nothing. That text reads
         like the ids exactly when its markers are the marker ids and nothing else that the id path
         would not take for one: a text marker anywhere, a token marker or dropped token only where
         its id was. Otherwise -- ordinary tokens spelling a token marker, markers that overlap, ids
         the reader declines -- the id path reads them."""
         tables = self._tables
-        got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), True)
+        got = gather.text(token_ids, tables.id_table or tables.load_id_table(self._tok))
         if got is None:
             return None, None
-        runs, positions = got
-        if not positions:
-            text = runs[0]
-            expected: list[tuple[int, int, int]] = []
-        else:
+        text, positions, starts = got
+        expected: list[tuple[int, int, int]] = []
+        if positions:
             id_roles, marks = tables.id_roles, tables.texts
-            parts = []
-            expected = []
-            at = 0
-            for run, p in zip(runs, positions, strict=False):  # (runs: one more)
+            for p, at in zip(positions, starts, strict=True):
                 k = id_roles[token_ids[p]]
-                at += len(run)
-                mark = marks[k]
-                parts += (run, mark)
-                expected.append((k, at, at + len(mark)))
-                at += len(mark)
-            parts.append(runs[-1])
-            text = "".join(parts)
+                expected.append((k, at, at + len(marks[k])))
         hits = tables.text_automaton.find_all(text)
         if hits is None:
             return None, None
