@@ -378,23 +378,25 @@ class StreamParser:
         if got is None:
             return None, None
         text, positions, starts = got
-        expected: list[tuple[int, int, int]] = []
-        if positions:
-            id_roles, marks = tables.id_roles, tables.texts
-            for p, at in zip(positions, starts, strict=True):
-                k = id_roles[token_ids[p]]
-                expected.append((k, at, at + len(marks[k])))
         hits = tables.text_automaton.find_all(text)
         if hits is None:
             return None, None
-        free, roles = tables.text_in_bytes, tables.text_roles
-        j, n = 0, len(expected)
-        for hit in hits:
-            if j < n and hit[1] == expected[j][1]:
-                if hit[2] != expected[j][2] or roles[hit[0]] != expected[j][0]:
+        # Each marker id's text must be a hit of its own pattern where it was put (a pattern's role is
+        # its marker's index, so the hit's end follows); any other hit, a text marker.
+        roles, id_roles = tables.text_roles, tables.id_roles
+        if len(hits) == len(positions):  # (the usual case: the hits are the marker ids, in order)
+            for (k, at, _), p, want in zip(hits, positions, starts, strict=True):
+                if at != want or roles[k] != id_roles[token_ids[p]]:
+                    return None, None
+            return text, hits
+        free = tables.text_in_bytes
+        j, n = 0, len(positions)
+        for k, at, _ in hits:
+            if j < n and at == starts[j]:
+                if roles[k] != id_roles[token_ids[positions[j]]]:
                     return None, None
                 j += 1
-            elif not free[hit[0]]:
+            elif not free[k]:
                 return None, None
         if j != n:
             return None, None
@@ -1091,13 +1093,18 @@ class ThinkToolsParser(StreamParser):
         self._content.flush()
 
 
+#: Spans up to this long are stripped by slicing then stripping (a copy of a few KB is cheaper than a search).
+_SHORT_SPAN = 4096
+
+
 def _stripped(text: str, start: int, end: int, right: bool = True) -> str:
     """``text[start:end].strip(WS)`` (``lstrip`` if not ``right``) with one copy of what is kept --
     slicing then stripping copies a long reasoning twice. The bounds: a look at each end, then (where
     it is whitespace) a compiled search for the first non-whitespace and a short walk back over the
     trailing whitespace (a long run: stripped as usual)."""
-    if start >= end:
-        return ""
+    if end - start <= _SHORT_SPAN:  # (two short copies cost less than a search)
+        span = text[start:end]
+        return span.strip(WS) if right else span.lstrip(WS)
     if text[start] in WS:
         m = _NON_WS.search(text, start, end)
         if m is None:
