@@ -322,19 +322,15 @@ def parse_batch(
     raises :class:`toklane.InvalidTokenIdError` noting which output holds it.
     """
     first = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking, unknown_tools=unknown_tools)
-    # Every other output's parser starts as a copy of the first (as get_parser copies a prototype; the
-    # schema was checked once): what _setup sets is immutable or shared read-only.
-    cls, state = type(first), dict(first.__dict__)
-    items = list(outputs)
+    # Every output is parsed through the first parser, which is only read; where the machine must read one,
+    # by a copy of its starting state (as get_parser copies a prototype; the schema was checked once):
+    # what _setup sets is immutable or shared read-only.
+    state = dict(first.__dict__)
+    whole = first.parse_whole_fresh
     results: list[ParseResult] = []
-    for i, out in enumerate(items):
-        if i:
-            parser = cls()
-            parser.__dict__ = state.copy()
-        else:
-            parser = first
+    for i, out in enumerate(outputs):
         try:
-            results.append(parser.parse_whole(out) if type(out) is str else parser.parse_whole(None, out))
+            results.append(whole(state, out, None) if type(out) is str else whole(state, None, out))
         except InvalidTokenIdError as e:
             e.add_note(f"in output {i} of the batch")
             raise

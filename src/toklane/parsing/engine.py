@@ -339,25 +339,58 @@ class StreamParser:
         ``feed`` + ``finish``, without the deltas. The parser is finished afterwards."""
         if self._done:
             raise RuntimeError("this parser has finished; use a new one per request")
-        hits = None
-        if token_ids is not None:
-            if type(token_ids) is not list and type(token_ids) is not tuple and not _flat_array(token_ids):
-                token_ids = _id_sequence(token_ids)
-            text, hits = self._ids_as_text(token_ids) if self._ids is None else (None, None)
-            if hits is None:
-                self._feed_ids(token_ids)
-        elif text is not None and type(text) is str and self._ids is None:
-            hits = self._tables.text_automaton.find_all(text)
-        if hits is not None:  # the whole output in one scan: no matcher, nothing held
-            plain = self._whole_plain(text, hits)  # type: ignore[arg-type]
+        if token_ids is not None and type(token_ids) is not list and type(token_ids) is not tuple:
+            token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
+        found = self._scan_whole(text, token_ids) if self._ids is None else None
+        if found is not None:
+            plain = self._whole_plain(*found)
             if plain is not None:
                 self._done = True
                 return plain
+        return self._parse_scanned(text, token_ids, found)
+
+    def parse_whole_fresh(self, state: dict[str, Any], text: str | None, token_ids: Any) -> ParseResult:
+        """:meth:`parse_whole` by a parser whose state is a copy of ``state`` (a new parser's, as
+        ``self`` is: nothing fed), made only where the machine must read the output. ``self`` is
+        read, not changed: :func:`toklane.parse_batch` parses every output through its first
+        parser."""
+        if token_ids is not None and type(token_ids) is not list and type(token_ids) is not tuple:
+            token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
+        found = self._scan_whole(text, token_ids)
+        if found is not None:
+            plain = self._whole_plain(*found)
+            if plain is not None:
+                return plain
+        parser = type(self)()
+        parser.__dict__ = state.copy()
+        return parser._parse_scanned(text, token_ids, found)
+
+    def _scan_whole(self, text: str | None, token_ids: Any) -> tuple[str, list[tuple[int, int, int]]] | None:
+        """A whole output as text with every marker in it found (one compiled scan), or None where
+        the machine must read it as it comes: ids that must be read as ids, text that is no ``str``.
+        Reads the tables only."""
+        if token_ids is not None:
+            text, hits = self._ids_as_text(token_ids)
+        elif type(text) is str:
+            hits = self._tables.text_automaton.find_all(text)
+        else:
+            return None
+        return None if hits is None else (text, hits)  # type: ignore[return-value]
+
+    def _parse_scanned(
+        self, text: str | None, token_ids: Any, found: tuple[str, list[tuple[int, int, int]]] | None
+    ) -> ParseResult:
+        """The machine's reading of a whole output: its hits where :meth:`_scan_whole` found them (the
+        spans between handed over whole: no matcher, nothing held), else the ids or the text fed."""
+        if found is not None:
+            text, hits = found
             self._ids = False
-            pos = self._read_hits(text, hits)  # type: ignore[arg-type]
-            if pos < len(text):  # type: ignore[arg-type]
-                self._text(text[pos:] if pos else text)  # type: ignore[index]
-        elif token_ids is None and text is not None:
+            pos = self._read_hits(text, hits)
+            if pos < len(text):
+                self._text(text[pos:] if pos else text)
+        elif token_ids is not None:
+            self._feed_ids(token_ids)
+        elif text is not None:
             self._feed_text(text, True)
         self.finish_silently()
         return self._result()
@@ -436,7 +469,7 @@ class StreamParser:
                 if j > first and text[hits[j - 1][2] : sa].strip(WS):  # only whitespace between blocks
                     return None
                 call = plain_call(text, ea)
-                if call is None or text[call[2] : sb].strip(WS):  # one plain call object per block
+                if call is None or call[2] > sb or text[call[2] : sb].strip(WS):  # one call object per block
                     return None
                 calls.append(ToolCall(self._new_id(), call[0], call[1]))
             tail = text[hits[-1][2] :]
