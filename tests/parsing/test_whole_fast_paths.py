@@ -132,3 +132,73 @@ def test_stripping_a_span_with_one_copy_equals_slicing_then_stripping(parts: lis
     start, end = sorted(min(c, len(text)) for c in cut)
     assert _stripped(text, start, end) == text[start:end].strip(WS)
     assert _stripped(text, start, end, right=False) == text[start:end].lstrip(WS)
+
+
+HARMONY = toklane.load_tokenizer("o200k_harmony")
+HARMONY_FORMATS = [
+    {"reasoning": "gpt_oss", "tools": "gpt_oss"},
+    {"reasoning": "gpt_oss"},
+    {"tools": "gpt_oss"},
+    {"reasoning": "gpt_oss", "tools": "gpt_oss", "tools_schema": [{"type": "function", "function": {"name": "f"}}]},
+]
+BODY = st.text(alphabet=st.characters(exclude_characters="<"), max_size=24) | st.sampled_from(["", " \n ", "a<b"])
+
+
+@st.composite
+def harmony_message(draw: Any) -> tuple[str, bool]:
+    """One message in the token form, and whether it has the shape read without the machine (a
+    message in four has a twist the machine must read: a header, a body or an end out of shape)."""
+    odd = draw(st.integers(0, 3)) == 0
+
+    def pick(usual: list[str], twists: list[str]) -> str:
+        return draw(st.sampled_from(usual + twists if odd else usual))
+
+    start = pick(["<|start|>assistant", ""], ["<|start|>user", "<|start|> assistant"])
+    if draw(st.booleans()):  # a call
+        recipient = pick(["functions.f", "functions.write_file"], ["functions.", "browser.search", "python"])
+        channel = pick(["commentary", "analysis", "final"], []) + f" to={recipient}"
+        channel = pick([channel, channel + " "], [channel.replace(" ", "  ")])
+        args = json.dumps({"a": draw(PLAIN), "n": draw(st.integers())})
+        body = pick([args, f" {args}\n", "{}"], [args[:-1], args + " x", "[1]", "NaN", args + args])
+        shaped = recipient.startswith("functions.") and recipient != "functions." and body.strip(" \n") in (args, "{}")
+    else:
+        channel = pick(["analysis", "final", "commentary", "analysis "], ["other", "final json", ""])
+        body = draw(BODY)
+        shaped = channel.strip() in ("analysis", "final", "commentary")
+    constrain = pick(["", "<|constrain|>json", "<|constrain|> json"], ["<|constrain|>code"])
+    end = pick(["<|end|>", "<|call|>", "<|return|>"], ["", "<|message|>"])
+    shaped &= start in ("<|start|>assistant", "") and constrain != "<|constrain|>code"
+    shaped &= end not in ("", "<|message|>")
+    return f"{start}<|channel|>{channel}{constrain}<|message|>{body}{end}", shaped
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    messages=st.lists(harmony_message(), min_size=1, max_size=4),
+    gaps=st.lists(st.sampled_from(["", "", "", "", "\n", " x ", "analysis"]), min_size=4, max_size=4),
+    unended=st.booleans(),
+)
+def test_harmony_whole_equals_streaming_a_character_at_a_time(
+    messages: list[tuple[str, bool]], gaps: list[str], unended: bool
+) -> None:
+    """gpt-oss whole outputs in the token form: read without the machine where they have the plain
+    shape (well-formed headers, a JSON object per call, whitespace between messages), by the machine
+    otherwise; the same result either way as streaming them a character at a time."""
+    texts = [m for m, _ in messages]
+    plain = all(p for _, p in messages) and all(not g.strip() for g in gaps[: len(messages)])
+    if unended:  # the last message runs to the end of the output (a length-capped output)
+        for end in ("<|end|>", "<|call|>", "<|return|>"):
+            if texts[-1].endswith(end):
+                texts[-1] = texts[-1][: -len(end)]
+                break
+    text = "".join(g + m for g, m in zip(gaps, texts, strict=False))
+    for fmt in HARMONY_FORMATS:
+        parser = toklane.get_parser(HARMONY, **fmt)
+        fast = parser._whole_plain(text, parser._tables.text_automaton.find_all(text))
+        expect = norm(stream(HARMONY, fmt, list(text), False))
+        assert norm(toklane.parse(HARMONY, text=text, **fmt)) == expect
+        assert norm(toklane.parse_batch(HARMONY, [text, text], **fmt)[1]) == expect
+        if fast is not None:
+            assert norm(fast) == expect
+        elif plain and "tools_schema" not in fmt and (fmt.get("tools") or "to=" not in text):
+            raise AssertionError(f"the plain shape was not read without the machine: {text!r}")

@@ -49,8 +49,8 @@ from typing import Any
 from .block import WS, first_non_ws
 from .bodies import JsonArgs
 from .engine import StreamParser
-from .jsonscan import DONE, ERROR
-from .types import Delta
+from .jsonscan import DONE, ERROR, scan_value
+from .types import Delta, ParseResult, ToolCall
 
 # Modes. _PENDING: text that may still be header text (at the start, or after an end marker).
 _PENDING, _HEADER, _BODY_R, _BODY_C, _BODY_CALL, _BODY_WRAP, _BODY_DROP, _IDLE, _TEXT_HEAD = range(10, 19)
@@ -88,6 +88,13 @@ def _header_words(t: str, first_to: bool) -> bool:
             continue
         return False
     return True
+
+
+def _first_non_ws_in(s: str, i: int, end: int) -> int:
+    """Index of the first non-whitespace character of ``s[i:end]`` (``end`` if none)."""
+    while i < end and s[i] in WS:
+        i += 1
+    return i
 
 
 def _find_boundary(s: str, i: int) -> tuple[int, int]:
@@ -140,6 +147,77 @@ class HarmonyParser(StreamParser):
         # (reasoning) unless thinking=False.
         self._implicit = _BODY_R if self._mode == 1 else _BODY_C  # 1: the engine's REASONING mode
         self._mode = _PENDING
+
+    # ------------------------------------------------------------------ whole outputs
+    def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
+        """A whole output of well-formed messages in the token form, read without the machine (None:
+        the machine reads it): each ``[<|start|>assistant]<|channel|>CHANNEL[ to=functions.NAME]
+        [<|constrain|>json]<|message|>BODY`` and an end marker (the last message may run to the end
+        of the output), only whitespace between messages. Routed as the machine routes them: a call's
+        body one JSON object (its arguments), analysis reasoning (content without a reasoning
+        format), final and commentary content, each channel's bodies stripped and joined with a
+        blank line. The result is exactly the machine's (tests compare)."""
+        if self._label or self._unknown or type(self) is not HarmonyParser or not hits:
+            return None
+        roles, names = self._tables.text_roles, self._tables.roles
+        reasoning: list[str] | None = [] if self._reasoning_fmt is not None else None
+        content: list[str] = []
+        calls: list[ToolCall] = []
+        n, j, pos = len(hits), 0, 0
+        while j < n:
+            # (a header: [start "assistant"] channel WORDS [constrain "json"] message)
+            k, start, end = hits[j]
+            if text[pos:start].strip(WS) or roles[k] < 0:
+                return None
+            role = names[roles[k]]
+            if role == "start":
+                j += 1
+                if j == n or text[end : hits[j][1]] != "assistant":
+                    return None
+                k, start, end = hits[j]
+                role = names[roles[k]] if roles[k] >= 0 else ""
+            if role != "channel" or j + 1 >= n:
+                return None
+            k, start, after = hits[j + 1]
+            words = text[end:start].split()
+            role = names[roles[k]] if roles[k] >= 0 else ""
+            if role == "constrain":
+                if j + 2 >= n or text[after : hits[j + 2][1]].split() != ["json"]:
+                    return None
+                j += 1
+                k, start, after = hits[j + 1]
+                role = names[roles[k]] if roles[k] >= 0 else ""
+            if role != "message" or not words or words[0] not in _CHANNELS or len(words) > 2:
+                return None
+            # (the body: to an end marker, or to the end of the output)
+            j += 2
+            body_end = hits[j][1] if j < n else len(text)
+            if j < n:
+                if roles[hits[j][0]] < 0 or names[roles[hits[j][0]]] not in _ENDS:
+                    return None
+                pos = hits[j][2]
+                j += 1
+            else:
+                pos = body_end
+            if len(words) == 2:  # a call: its arguments one JSON object
+                recipient = words[1]
+                if self._tools is None or not recipient.startswith("to=functions.") or len(recipient) == 13:
+                    return None
+                i = _first_non_ws_in(text, after, body_end)
+                if i == body_end or text[i] != "{":
+                    return None
+                try:
+                    _, args_end = scan_value(text, i)
+                except (StopIteration, ValueError, RecursionError):
+                    return None
+                if args_end > body_end or text[args_end:body_end].strip(WS):
+                    return None
+                calls.append(ToolCall(self._new_id(), recipient[13:], text[i:args_end]))
+                continue
+            body = text[after:body_end].strip(WS)
+            if body:
+                (reasoning if words[0] == "analysis" and reasoning is not None else content).append(body)
+        return ParseResult(_SEP.join(reasoning) or None if reasoning else None, _SEP.join(content) or None, calls)
 
     # ------------------------------------------------------------------ events
     _fused = True
