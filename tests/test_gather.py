@@ -188,7 +188,8 @@ def test_runs_refuses_what_it_cannot_read() -> None:
         with pytest.raises(TypeError):
             runs([1], table.blob, table.entries + b"x", table.kinds, False, True)  # not whole entries
         with pytest.raises(TypeError):
-            runs([1], table.blob, table.entries, table.kinds[:-1], False, True)  # not a kind per entry
+            runs([1], table.blob, table.entries, table.kinds + b"\0", False, True)  # a kind with no entry
+        assert runs([7], table.blob, table.entries, table.kinds[:7], False, True) is None  # past the kinds
         with pytest.raises(TypeError):
             runs(iter([1]), table.blob, table.entries, table.kinds, False, True)
         # entries pointing past the blob are declined, never read

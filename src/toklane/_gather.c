@@ -243,7 +243,9 @@ read_ids(Reader *r, PyObject *ids, PyObject *blob, PyObject *entries, PyObject *
     return 1;
 }
 
-/* The Entry table, the kinds and the blob, checked: 0 with TypeError where they do not fit. */
+/* The Entry table, the kinds and the blob, checked: 0 with TypeError where they do not fit. The ids
+ * read are those below the number of kinds (entries may go on: a table shared by vocabularies of
+ * different sizes). */
 static int
 check_tables(const char *name, PyObject *ids, PyObject *blob, PyObject *entries, PyObject *kinds)
 {
@@ -252,9 +254,10 @@ check_tables(const char *name, PyObject *ids, PyObject *blob, PyObject *entries,
         return 0;
     }
     if (!PyBytes_CheckExact(blob) || !PyBytes_CheckExact(entries) || !PyBytes_CheckExact(kinds) ||
-        PyBytes_GET_SIZE(entries) != PyBytes_GET_SIZE(kinds) * (Py_ssize_t)sizeof(Entry)) {
-        PyErr_Format(PyExc_TypeError, "%s: blob, entries and kinds must be bytes, a 16-byte entry and a kind per id",
-                     name);
+        PyBytes_GET_SIZE(entries) % (Py_ssize_t)sizeof(Entry) ||
+        PyBytes_GET_SIZE(entries) < PyBytes_GET_SIZE(kinds) * (Py_ssize_t)sizeof(Entry)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: blob, entries and kinds must be bytes: a kind per id, 16-byte entries for each", name);
         return 0;
     }
     return 1;

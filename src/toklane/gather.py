@@ -64,12 +64,12 @@ class IdTable:
     """What :func:`runs` and :func:`text` read, for one tokenizer and one format pair. Read-only.
 
     ``table``: every token's bytes (``None`` in holes); ``kind_array``: each id's kind (numpy
-    ``uint8``; ``kinds``, the same as bytes). For the C reader, ``blob`` (every token's bytes back
-    to back) and ``entries`` (per id, 16 bytes: a short
-    ordinary token's bytes inline, else where its bytes are in ``blob``). The blob and the entries
-    are built once per tokenizer (O(vocabulary)) with every added token, long token and hole sent
-    to ``kinds``, so a format pair only copies the kinds and marks its own markers and dropped
-    tokens; it copies the entries too only where one of those is an ordinary short token.
+    ``uint8``; ``kinds``, the same as bytes; ids past ``size`` are out of range). For the C reader,
+    ``blob`` (every token's bytes back to back) and ``entries`` (per id, 16 bytes: a short ordinary
+    token's bytes inline, else where its bytes are in ``blob``). The blob and the entries are built
+    once per tokenizer (O(vocabulary)) with every added token, long token and hole sent to
+    ``kinds``, and shared: a format pair only copies the kinds and marks its own markers and
+    dropped tokens, and copies the entries too only where one of those is an ordinary short token.
 
     A marker whose bytes are no whole characters is read as a hole (the per-token loop reads
     it): :func:`text` decodes the markers' bytes within the text."""
@@ -82,30 +82,32 @@ class IdTable:
         if shared is None:  # built at most twice under a race, identically: no lock needed
             shared = _token_entries(self.table, tok.special_tokens.values())
             setattr(tok, _BLOB, shared)
-        self.blob, entries, base_kinds = shared
-        kinds = base_kinds.copy()
+        self.blob, base_entries, self.entries, base_kinds = shared
+        kinds = base_kinds[:size].copy()  # (an id past the vocabulary is out of range, which the loop raises)
         n = len(kinds)
         table = self.table
         marked = [i for i in markers if 0 <= i < n]
         kinds[[i for i in dropped if 0 <= i < n]] = DROPPED
         kinds[marked] = MARKER
         kinds[[i for i in marked if not _whole_characters(table[i])]] = HOLE
-        kinds[size:] = HOLE  # (past the vocabulary: out of range, which the per-token loop raises)
-        inline = np.flatnonzero((kinds != ORDINARY) & (entries["other"] == 0))
+        inline = np.flatnonzero((kinds != ORDINARY) & (base_entries["other"][:n] == 0))
         if len(inline):  # (no bundled format: its markers and dropped tokens are added tokens)
-            entries = entries.copy()
+            entries = base_entries.copy()
             _send_to_kinds(entries, inline, *_places(table)[:2])
-        self.entries: bytes = entries.tobytes()
+            self.entries = entries.tobytes()
         self.kinds: bytes = kinds.tobytes()
         self.kind_array = kinds
         self.kind_array.flags.writeable = False
 
 
 def _whole_characters(data: bytes | None) -> bool:
+    if data is None:
+        return False
     try:
-        return data is not None and data.decode() is not None
+        data.decode()
     except UnicodeDecodeError:
         return False
+    return True
 
 
 #: Longest token held in its entry (the other 2 of its 16 bytes: its size, and whether to look at the kinds).
@@ -132,8 +134,9 @@ def _send_to_kinds(entries: Any, ids: Any, starts: Any, sizes: Any) -> None:
     words[ids, 1] = sizes[ids]
 
 
-def _token_entries(table: tuple[bytes | None, ...], added: Iterable[int]) -> tuple[bytes, Any, Any]:
-    """The blob, the entries and the kinds every format pair starts from: a short ordinary token
+def _token_entries(table: tuple[bytes | None, ...], added: Iterable[int]) -> tuple[bytes, Any, bytes, Any]:
+    """The blob, the entries (an array, and as bytes: shared by the format pairs that need no copy)
+    and the kinds every format pair starts from: a short ordinary token
     inline; added tokens, long tokens and holes to the kinds (HOLE where an id has no bytes or the
     C reader cannot copy them: past 4 GiB or over 64 KiB, no real vocabulary)."""
     starts, sizes, holes = _places(table)
@@ -154,7 +157,8 @@ def _token_entries(table: tuple[bytes | None, ...], added: Iterable[int]) -> tup
         data[at[has], column] = flat[at_starts[has] + column]
     entries["size"][at] = at_sizes
     _send_to_kinds(entries, np.flatnonzero(~short), np.where(odd, 0, starts), np.where(odd, 0, sizes))
-    return blob, entries, kinds
+    entries.flags.writeable = False
+    return blob, entries, entries.tobytes(), kinds
 
 
 def runs(ids: Any, table: IdTable, decode: bool, placeholders: bool = True) -> tuple[list[Any], list[int]] | None:
