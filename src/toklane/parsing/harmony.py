@@ -65,6 +65,7 @@ _OPENERS = ("analysis", "commentary", "assistantanalysis", "assistantcommentary"
 _FINAL = "final"  # also opens the text form, unless a lowercase letter follows ("finally")
 _TEXT_HEAD_RE = re.compile(r"(?:assistant)?(analysis|commentary|final)(?: to=([\w.\-:/]+)(?: ?(json|code))?)?")
 _BOUNDARY = "assistant"
+_NON_WS = re.compile(r"[^ \t\n\r]")
 
 
 def _header_words(t: str, first_to: bool) -> bool:
@@ -88,13 +89,6 @@ def _header_words(t: str, first_to: bool) -> bool:
             continue
         return False
     return True
-
-
-def _first_non_ws_in(s: str, i: int, end: int) -> int:
-    """Index of the first non-whitespace character of ``s[i:end]`` (``end`` if none)."""
-    while i < end and s[i] in WS:
-        i += 1
-    return i
 
 
 def _find_boundary(s: str, i: int) -> tuple[int, int]:
@@ -203,7 +197,8 @@ class HarmonyParser(StreamParser):
                 recipient = words[1]
                 if self._tools is None or not recipient.startswith("to=functions.") or len(recipient) == 13:
                     return None
-                i = _first_non_ws_in(text, after, body_end)
+                m = _NON_WS.search(text, after, body_end)
+                i = m.start() if m is not None else body_end
                 if i == body_end or text[i] != "{":
                     return None
                 try:
@@ -217,7 +212,8 @@ class HarmonyParser(StreamParser):
             body = text[after:body_end].strip(WS)
             if body:
                 (reasoning if words[0] == "analysis" and reasoning is not None else content).append(body)
-        return ParseResult(_SEP.join(reasoning) or None if reasoning else None, _SEP.join(content) or None, calls)
+        # (every body kept is non-empty, so a join is empty only where nothing was kept)
+        return ParseResult(_SEP.join(reasoning) if reasoning else None, _SEP.join(content) or None, calls)
 
     # ------------------------------------------------------------------ events
     _fused = True
