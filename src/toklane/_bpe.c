@@ -787,27 +787,6 @@ bpe_join_ids(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return id_ints_join(&e->ids, args[1], bytes_of_ids, "join_ids: the arrays changed");
 }
 
-/* Positions in a text (nfc_spans' bounds, flag_scan's finds), grown as needed without the GIL. */
-typedef struct {
-    int64_t *at;
-    Py_ssize_t count, cap;
-} Positions;
-
-static int
-positions_add(Positions *p, int64_t at)
-{
-    if (p->count == p->cap) {
-        Py_ssize_t cap = p->cap ? 2 * p->cap : 256;
-        int64_t *grown = PyMem_RawRealloc(p->at, cap * sizeof(int64_t));
-        if (grown == NULL)
-            return -1;
-        p->at = grown;
-        p->cap = cap;
-    }
-    p->at[p->count++] = at;
-    return 0;
-}
-
 /* The spans of nfc_spans in one kind of str, as start/end pairs appended to bounds: 0, or -1 when
  * it cannot grow. Runs without the GIL. */
 #define NFC_SCAN(NAME, CHAR)                                                                       \

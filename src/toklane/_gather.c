@@ -108,15 +108,14 @@ typedef struct {
     Py_ssize_t run_start;   /* (runs) where the current run starts in buf */
     PyObject *runs;         /* (runs) the runs cut so far */
     PyObject *positions;    /* where the marker ids are */
-    Py_ssize_t *offsets;    /* (text) where each marker's bytes start and end in buf: two per marker */
-    Py_ssize_t n_offsets, offsets_cap;
+    Positions offsets;      /* (text) where each marker's bytes start and end in buf: two per marker */
 } Reader;
 
 static void
 reader_clear(Reader *r)
 {
     PyMem_Free(r->buf);
-    PyMem_Free(r->offsets);
+    PyMem_RawFree(r->offsets.at);
     Py_CLEAR(r->runs);
     Py_CLEAR(r->positions);
 }
@@ -138,7 +137,7 @@ append_blob(Reader *r, const char *blob, uint64_t blob_size, const Entry *e)
 }
 
 /* Read ids (a list or a tuple) into r: 1 done, 0 declined (see the module docstring), -1 failed.
- * text: a marker's own bytes go in its place (and its offset into r->offsets); else the runs are
+ * text: a marker's own bytes go in its place (and its offsets into r->offsets); else the runs are
  * cut at it (as str when decode). */
 static int
 read_ids(Reader *r, PyObject *ids, PyObject *blob, PyObject *entries, PyObject *kinds_obj, int text, int decode,
@@ -200,19 +199,15 @@ read_ids(Reader *r, PyObject *ids, PyObject *blob, PyObject *entries, PyObject *
                 }
                 Py_DECREF(pos);
                 if (text) {
-                    if (r->n_offsets + 2 > r->offsets_cap) {
-                        Py_ssize_t grown_cap = 2 * r->offsets_cap + 8;
-                        Py_ssize_t *grown = PyMem_Realloc(r->offsets, grown_cap * sizeof(Py_ssize_t));
-                        if (grown == NULL) {
-                            PyErr_NoMemory();
-                            return -1;
-                        }
-                        r->offsets = grown;
-                        r->offsets_cap = grown_cap;
+                    if (positions_add(&r->offsets, r->size) < 0) {
+                        PyErr_NoMemory();
+                        return -1;
                     }
-                    r->offsets[r->n_offsets++] = r->size;
                     got = append_blob(r, bytes, blob_size, e);
-                    r->offsets[r->n_offsets++] = r->size;
+                    if (got > 0 && positions_add(&r->offsets, r->size) < 0) {
+                        PyErr_NoMemory();
+                        return -1;
+                    }
                 }
                 else {
                     PyObject *run = make_run(r->buf + r->run_start, r->size - r->run_start, decode);
@@ -317,7 +312,7 @@ continuation_bytes(const unsigned char *b, Py_ssize_t n)
 static PyObject *
 char_offsets(const Reader *r, PyObject *text)
 {
-    Py_ssize_t markers = r->n_offsets / 2;
+    Py_ssize_t markers = r->offsets.count / 2;
     PyObject *starts = PyList_New(markers);
     if (starts == NULL)
         return NULL;
@@ -325,7 +320,7 @@ char_offsets(const Reader *r, PyObject *text)
     const unsigned char *b = (const unsigned char *)r->buf;
     Py_ssize_t at = 0, chars = 0;
     for (Py_ssize_t k = 0; k <= markers; k++) {
-        Py_ssize_t to = k < markers ? r->offsets[2 * k] : r->size;
+        Py_ssize_t to = k < markers ? r->offsets.at[2 * k] : r->size;
         chars = ascii ? to : chars + (to - at) - continuation_bytes(b + at, to - at);
         at = to;
         if (k == markers)
@@ -347,13 +342,13 @@ char_offsets(const Reader *r, PyObject *text)
 static PyObject *
 piecewise(const Reader *r, PyObject **text)
 {
-    Py_ssize_t markers = r->n_offsets / 2;
+    Py_ssize_t markers = r->offsets.count / 2;
     PyObject *pieces = PyList_New(0), *starts = PyList_New(markers), *empty = PyUnicode_New(0, 0);
     if (pieces == NULL || starts == NULL || empty == NULL)
         goto fail;
     Py_ssize_t at = 0, chars = 0;
-    for (Py_ssize_t j = 0; j <= r->n_offsets; j++) { /* the pieces end at each offset, the last at the end */
-        Py_ssize_t end = j < r->n_offsets ? r->offsets[j] : r->size;
+    for (Py_ssize_t j = 0; j <= r->offsets.count; j++) { /* the pieces end at each offset, the last at the end */
+        Py_ssize_t end = j < r->offsets.count ? r->offsets.at[j] : r->size;
         if (j % 2 == 1) { /* (piece j is marker j / 2) */
             PyObject *start = PyLong_FromSsize_t(chars);
             if (start == NULL)

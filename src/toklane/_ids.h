@@ -1,5 +1,6 @@
-/* Token ids as Python lists of shared int objects: one piece of C for toklane._bpe (an encoder's
- * results) and toklane._gather (quicktok's id arrays, gather.IdLists).
+/* The C that toklane._bpe and toklane._gather share: token ids as Python lists of shared int
+ * objects (an encoder's results, quicktok's id arrays, gather.IdLists), and Positions, a growable
+ * array of offsets.
  *
  * An IdInts holds the int object of each id below its size, made on the id's first use and kept;
  * a list of ids then costs an incref per id, where making an int per id costs ~20-40 ns. Every
@@ -108,6 +109,29 @@ id_ints_join(IdInts *c, PyObject *parts, IdReader read, const char *changed)
 fail:
     Py_DECREF(list);
     return NULL;
+}
+
+/* Positions in a text or a buffer (nfc_spans' bounds, flag_scan's finds, gather's marker offsets),
+ * grown as needed; safe without the GIL (raw allocations). Free at with PyMem_RawFree. */
+typedef struct {
+    int64_t *at;
+    Py_ssize_t count, cap;
+} Positions;
+
+/* 0, or -1 when it cannot grow (no exception set: the caller may hold no GIL). */
+static inline int
+positions_add(Positions *p, int64_t at)
+{
+    if (p->count == p->cap) {
+        Py_ssize_t cap = p->cap ? 2 * p->cap : 256;
+        int64_t *grown = PyMem_RawRealloc(p->at, cap * sizeof(int64_t));
+        if (grown == NULL)
+            return -1;
+        p->at = grown;
+        p->cap = cap;
+    }
+    p->at[p->count++] = at;
+    return 0;
 }
 
 #endif
