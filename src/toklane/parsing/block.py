@@ -25,9 +25,12 @@ Rules every body follows:
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 WS = " \t\n\r"
+#: The first character that is not in WS (a compiled search: ``NON_WS.search(s, start, end)``).
+NON_WS = re.compile(r"[^ \t\n\r]")
 
 # Block status (set by bodies).
 OPEN, ENDED, FAILED = 0, 1, 2

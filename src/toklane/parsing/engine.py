@@ -33,7 +33,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import operator
-import re
 import secrets
 import string
 from collections.abc import Callable
@@ -43,7 +42,7 @@ import numpy as np
 
 from .. import gather
 from ..errors import InvalidTokenIdError
-from .block import FAILED, OPEN, WS, Body
+from .block import FAILED, NON_WS, OPEN, WS, Body
 from .bodies.json_calls import JsonCalls, plain_call
 from .schema import validate_tools_schema
 from .types import Delta, ParseResult, ToolCall, ToolCallDelta
@@ -53,7 +52,6 @@ if TYPE_CHECKING:
     from .spec import ReasoningFormat, ToolFormat
     from .tables import Tables
 
-_NON_WS = re.compile(r"[^ \t\n\r]")
 _ALNUM = string.ascii_letters + string.digits
 
 #: Body options of Hermes-style blocks (JSON call objects up to an end marker), read whole by _whole_plain.
@@ -992,7 +990,7 @@ class ThinkToolsParser(StreamParser):
                         k = _first_of(s, tools.anchor, k + 1)
                     self._prev = "" if k >= 0 else s[-1]
                 elif not self._content.nonempty:
-                    m = _NON_WS.search(s, i)
+                    m = NON_WS.search(s, i)
                     k = m.start() if m is not None and s[m.start()] in tools.anchor else -1
                 else:
                     k = -1
@@ -1139,7 +1137,7 @@ def _stripped(text: str, start: int, end: int, right: bool = True) -> str:
         span = text[start:end]
         return span.strip(WS) if right else span.lstrip(WS)
     if text[start] in WS:
-        m = _NON_WS.search(text, start, end)
+        m = NON_WS.search(text, start, end)
         if m is None:
             return ""
         start = m.start()

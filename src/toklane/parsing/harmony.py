@@ -46,7 +46,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .block import WS, first_non_ws
+from .block import NON_WS, WS, first_non_ws
 from .bodies import JsonArgs
 from .engine import StreamParser
 from .jsonscan import DONE, ERROR, scan_value
@@ -65,7 +65,6 @@ _OPENERS = ("analysis", "commentary", "assistantanalysis", "assistantcommentary"
 _FINAL = "final"  # also opens the text form, unless a lowercase letter follows ("finally")
 _TEXT_HEAD_RE = re.compile(r"(?:assistant)?(analysis|commentary|final)(?: to=([\w.\-:/]+)(?: ?(json|code))?)?")
 _BOUNDARY = "assistant"
-_NON_WS = re.compile(r"[^ \t\n\r]")
 
 
 def _header_words(t: str, first_to: bool) -> bool:
@@ -197,7 +196,7 @@ class HarmonyParser(StreamParser):
                 recipient = words[1]
                 if self._tools is None or not recipient.startswith("to=functions.") or len(recipient) == 13:
                     return None
-                m = _NON_WS.search(text, after, body_end)
+                m = NON_WS.search(text, after, body_end)
                 i = m.start() if m is not None else body_end
                 if i == body_end or text[i] != "{":
                     return None
