@@ -175,7 +175,7 @@ def harmony_message(draw: Any) -> tuple[str, bool]:
 @settings(max_examples=500, deadline=None)
 @given(
     messages=st.lists(harmony_message(), min_size=1, max_size=4),
-    gaps=st.lists(st.sampled_from(["", "", "", "", "\n", " x ", "analysis"]), min_size=4, max_size=4),
+    gaps=st.lists(st.sampled_from(["", "", "", "", "\n", " x ", "analysis", "<"]), min_size=5, max_size=5),
     unended=st.booleans(),
 )
 def test_harmony_whole_equals_streaming_a_character_at_a_time(
@@ -185,13 +185,14 @@ def test_harmony_whole_equals_streaming_a_character_at_a_time(
     shape (well-formed headers, a JSON object per call, whitespace between messages), by the machine
     otherwise; the same result either way as streaming them a character at a time."""
     texts = [m for m, _ in messages]
-    plain = all(p for _, p in messages) and all(not g.strip() for g in gaps[: len(messages)])
+    tail = "" if unended else gaps[-1]  # (gaps before each message, and one after the last)
+    plain = all(p for _, p in messages) and all(not g.strip() for g in [*gaps[: len(messages)], tail])
     if unended:  # the last message runs to the end of the output (a length-capped output)
         for end in ("<|end|>", "<|call|>", "<|return|>"):
             if texts[-1].endswith(end):
                 texts[-1] = texts[-1][: -len(end)]
                 break
-    text = "".join(g + m for g, m in zip(gaps, texts, strict=False))
+    text = "".join(g + m for g, m in zip(gaps, texts, strict=False)) + tail
     for fmt in HARMONY_FORMATS:
         parser = toklane.get_parser(HARMONY, **fmt)
         fast = parser._whole_plain(text, parser._tables.text_automaton.find_all(text))

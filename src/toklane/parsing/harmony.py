@@ -211,6 +211,8 @@ class HarmonyParser(StreamParser):
             body = text[after:body_end].strip(WS)
             if body:
                 (reasoning if words[0] == "analysis" and reasoning is not None else content).append(body)
+        if text[pos:].strip(WS):  # (after the last message: whitespace only)
+            return None
         # (every body kept is non-empty, so a join is empty only where nothing was kept)
         return ParseResult(_SEP.join(reasoning) if reasoning else None, _SEP.join(content) or None, calls)
 
