@@ -337,11 +337,9 @@ class StreamParser:
         ``feed`` + ``finish``, without the deltas. The parser is finished afterwards."""
         if self._done:
             raise RuntimeError("this parser has finished; use a new one per request")
-        if token_ids is not None and type(token_ids) is not list and type(token_ids) is not tuple:
-            token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
-        found = self._scan_whole(text, token_ids) if self._ids is None else None
-        if found is not None:
-            plain = self._whole_plain(*found)
+        found = None
+        if self._ids is None:  # (nothing fed yet)
+            token_ids, found, plain = self._read_plain(text, token_ids)
             if plain is not None:
                 self._done = True
                 return plain
@@ -352,16 +350,21 @@ class StreamParser:
         ``self`` is: nothing fed), made only where the machine must read the output. ``self`` is
         read, not changed: :func:`toklane.parse_batch` parses every output through its first
         parser."""
-        if token_ids is not None and type(token_ids) is not list and type(token_ids) is not tuple:
-            token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
-        found = self._scan_whole(text, token_ids)
-        if found is not None:
-            plain = self._whole_plain(*found)
-            if plain is not None:
-                return plain
+        token_ids, found, plain = self._read_plain(text, token_ids)
+        if plain is not None:
+            return plain
         parser = type(self)()
         parser.__dict__ = state.copy()
         return parser._parse_scanned(text, token_ids, found)
+
+    def _read_plain(self, text: str | None, token_ids: Any) -> tuple[Any, Any, ParseResult | None]:
+        """The first reading of a whole output: ``(ids, found, plain)`` -- ``token_ids`` as a
+        sequence, the output scanned (:meth:`_scan_whole`), and its result where
+        :meth:`_whole_plain` reads it (else None). Reads the tables only."""
+        if token_ids is not None and type(token_ids) is not list and type(token_ids) is not tuple:
+            token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
+        found = self._scan_whole(text, token_ids)
+        return token_ids, found, self._whole_plain(*found) if found is not None else None
 
     def _scan_whole(self, text: str | None, token_ids: Any) -> tuple[str, list[tuple[int, int, int]]] | None:
         """A whole output as text with every marker in it found (one compiled scan), or None where
