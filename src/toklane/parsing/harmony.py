@@ -156,37 +156,34 @@ class HarmonyParser(StreamParser):
         reasoning: list[str] | None = [] if self._reasoning_fmt is not None else None
         content: list[str] = []
         calls: list[ToolCall] = []
+        role = [names[roles[k]] if roles[k] >= 0 else "" for k, _, _ in hits]  # ("": a dropped token)
         n, j, pos = len(hits), 0, 0
         while j < n:
             # (a header: [start "assistant"] channel WORDS [constrain "json"] message)
-            k, start, end = hits[j]
-            if text[pos:start].strip(WS) or roles[k] < 0:
+            _, start, end = hits[j]
+            if text[pos:start].strip(WS):
                 return None
-            role = names[roles[k]]
-            if role == "start":
+            if role[j] == "start":
                 j += 1
                 if j == n or text[end : hits[j][1]] != "assistant":
                     return None
-                k, start, end = hits[j]
-                role = names[roles[k]] if roles[k] >= 0 else ""
-            if role != "channel" or j + 1 >= n:
+                _, start, end = hits[j]
+            if role[j] != "channel" or j + 1 >= n:
                 return None
-            k, start, after = hits[j + 1]
+            _, start, after = hits[j + 1]
             words = text[end:start].split()
-            role = names[roles[k]] if roles[k] >= 0 else ""
-            if role == "constrain":
+            if role[j + 1] == "constrain":
                 if j + 2 >= n or text[after : hits[j + 2][1]].split() != ["json"]:
                     return None
                 j += 1
-                k, start, after = hits[j + 1]
-                role = names[roles[k]] if roles[k] >= 0 else ""
-            if role != "message" or not words or words[0] not in _CHANNELS or len(words) > 2:
+                _, start, after = hits[j + 1]
+            if role[j + 1] != "message" or not words or words[0] not in _CHANNELS or len(words) > 2:
                 return None
             # (the body: to an end marker, or to the end of the output)
             j += 2
             body_end = hits[j][1] if j < n else len(text)
             if j < n:
-                if roles[hits[j][0]] < 0 or names[roles[hits[j][0]]] not in _ENDS:
+                if role[j] not in _ENDS:
                     return None
                 pos = hits[j][2]
                 j += 1
