@@ -9,9 +9,11 @@ import math
 import os
 import warnings
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toklane.parsing import jsonscan
 from toklane.parsing.jsonscan import JsonScanner, is_json
 from toklane.parsing.pyliteral import PyValue, python_literal_to_json
 
@@ -89,6 +91,72 @@ def test_long_strings_read_in_one_step_keep_verdict_and_error_position(value, ed
     whole = scan_in_chunks(text, [])
     assert whole[0] == reference(text), text
     assert scan_in_chunks(text, cuts) == whole == scan_in_chunks(text, list(range(len(text))))
+
+
+def scanner_end(text: str, i: int) -> int:
+    """value_end's contract read off the scanner (one chunk): the end of a value starting at
+    ``text[i]``, else -1 - where it failed (len(text) where the text ends first)."""
+    scanner = JsonScanner()
+    j = scanner.scan(text, i)
+    if scanner.done:
+        return j
+    if scanner.failed:
+        return -1 - j
+    return len(text) if scanner.close() else -1 - len(text)
+
+
+@settings(max_examples=int(os.environ.get("TOKLANE_EXAMPLES", "60")) * 5, deadline=None)
+@given(
+    value=JSON,
+    style=st.sampled_from([{}, {"indent": 1}, {"separators": (",", ":")}, {"ensure_ascii": False}]),
+    edits=st.lists(st.tuples(st.integers(0, 10_000), st.booleans(), NOISE), max_size=3),
+    # (the str kind: 1, 2 or 4 bytes a character, set by a character before the value)
+    lead=st.sampled_from(["", "\xe9 ", "\u0100 ", "\U0001f680 "]),
+    tail=st.sampled_from(["", " ", ",", "}", "x", "]"]),
+)
+def test_value_end_is_where_the_scanner_and_json_end(value, style, edits, lead, tail) -> None:
+    """value_end (compiled, and json's decoder without it) at a value's first character: the end
+    json's decoder finds, the verdict and the error position the scanner finds (a top-level
+    number ends, as json reads it, where its longest valid prefix ends)."""
+    body = json.dumps(value, **style)
+    for at, delete, ch in edits:
+        at %= len(body) + 1
+        body = body[:at] + body[at + 1 :] if delete else body[:at] + ch + body[at:]
+    text = lead + body + tail
+    i = len(text) - len(text.lstrip(" \t\n\r"))
+    if i == len(text):
+        return
+    ours = jsonscan.value_end(text, i)
+    assert ours == jsonscan._value_end(text, i) if ours >= 0 else jsonscan._value_end(text, i) < 0, text
+    # The compiled check stops where the scanner does (json's decoder reports its own positions);
+    # the scanner reads no number past its end (it needs the character after).
+    if jsonscan.NATIVE and text[i] in '"[{tfn':
+        assert ours == scanner_end(text, i), text
+        if text[i] == '"':
+            assert jsonscan.string_end(text, i + 1) == ours, text
+
+
+def test_value_end_details() -> None:
+    for end in (jsonscan.value_end, jsonscan._value_end):
+        assert end("[1, 2] x", 0) == 6 and end('x {"a": []}', 2) == 11
+        assert end("[1,", 0) == -1 - 3 and end("[1 2]", 0) == -1 - 3
+    native = jsonscan.value_end
+    if not jsonscan.NATIVE:
+        pytest.skip("toklane._json is not built")
+    # Where the reading stopped; a top-level number's longest valid prefix; nesting past any
+    # recursion limit (json's decoder refuses it: the fallback is stricter, never looser).
+    assert native("[1.x]", 0) == -1 - 3 and native("1.x", 0) == 1 and native("1e+", 0) == 1
+    assert native("[1e+]", 0) == -1 - 4 and native('["\\u12x"]', 0) == -1 - 6
+    assert native('"\x01"', 0) == -1 - 1 and native('["a\\q"]', 0) == -1 - 4
+    deep = "[" * 100_000 + "]" * 100_000
+    assert native(deep, 0) == len(deep) and native(deep[:-1], 0) == -1 - len(deep) + 1
+    assert jsonscan._value_end(deep, 0) < 0
+    assert native("9" * 5000, 0) == 5000 and jsonscan._value_end("9" * 5000, 0) < 0
+    assert jsonscan.string_end('ab\\"c" x', 0) == 6 and jsonscan.string_end("ab", 0) == -1 - 2
+    with pytest.raises(TypeError):
+        native(b"[]", 0)
+    with pytest.raises(IndexError):
+        native("[]", 3)
 
 
 def test_scanner_depth_and_literals() -> None:

@@ -49,7 +49,7 @@ from typing import Any
 from .block import NON_WS, WS, first_non_ws
 from .bodies import JsonArgs
 from .engine import StreamParser
-from .jsonscan import DONE, ERROR, scan_value
+from .jsonscan import DONE, ERROR, value_end
 from .types import Delta, ParseResult, ToolCall
 
 # Modes. _PENDING: text that may still be header text (at the start, or after an end marker).
@@ -197,11 +197,8 @@ class HarmonyParser(StreamParser):
                 i = m.start() if m is not None else body_end
                 if i == body_end or text[i] != "{":
                     return None
-                try:
-                    _, args_end = scan_value(text, i)
-                except (StopIteration, ValueError, RecursionError):
-                    return None
-                if args_end > body_end or text[args_end:body_end].strip(WS):
+                args_end = value_end(text, i)
+                if args_end < 0 or args_end > body_end or text[args_end:body_end].strip(WS):
                     return None
                 calls.append(ToolCall(self._new_id(), recipient[13:], text[i:args_end]))
                 continue

@@ -16,6 +16,7 @@ state machine.
 
 from __future__ import annotations
 
+import os
 import re
 from json.decoder import JSONDecoder, scanstring
 
@@ -52,6 +53,43 @@ def _no_constant(name: str) -> None:
 
 #: The C decoder's value reader (``scan_value(s, i) -> (value, end)``), refusing NaN/Infinity as the scanner does.
 scan_value = JSONDecoder(parse_constant=_no_constant).scan_once
+
+
+def _value_end(s: str, i: int) -> int:
+    """:func:`value_end` by the C decoder, which builds the value (stricter than the scanner only
+    where a value is nested past Python's recursion limit or holds an integer past its digit limit)."""
+    try:
+        return scan_value(s, i)[1]  # type: ignore[no-any-return]
+    except StopIteration as e:
+        return -1 - (e.value if isinstance(e.value, int) else len(s))
+    except ValueError as e:
+        return -1 - getattr(e, "pos", len(s))
+    except RecursionError:
+        return -1 - len(s)
+
+
+def _string_end(s: str, i: int) -> int:
+    """:func:`string_end` by the C decoder, which builds the string."""
+    try:
+        return scanstring(s, i)[1]  # type: ignore[no-any-return]
+    except ValueError as e:
+        return -1 - getattr(e, "pos", len(s))
+
+
+# value_end(s, i): where the JSON value that starts at s[i] ends (just past it) if it is complete and
+# valid, else -1 - k, k where the reading stopped (the first character that cannot continue a valid
+# value, or len(s)). string_end(s, i): the same for a string whose body starts at s[i]. Compiled
+# (toklane._json: checked in place, nothing built; valid is what JsonScanner accepts), else json's C
+# decoder.
+try:
+    if os.environ.get("TOKLANE_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("TOKLANE_PURE_PYTHON is set")
+    from .._json import string_end, value_end
+except ImportError:
+    value_end, string_end = _value_end, _string_end
+
+#: Whether :func:`value_end` and :func:`string_end` are the compiled check (``toklane._json``).
+NATIVE = value_end is not _value_end
 _WS_RUN = re.compile(r"[ \t\n\r]+")
 _DIGIT_RUN = re.compile(r"[0-9]+")
 _WS = " \t\n\r"
@@ -127,18 +165,17 @@ class JsonScanner:
         """
         n = len(s)
         state = self.state
-        fail = 0  # the C decoder refused a container here: openers before it are left to the machine
+        fail = 0  # value_end refused a container here: openers before it are left to the machine
         stack = self._stack
         while i < n:
             if state == STRING:
                 if n - i >= LONG and s.find('"', i) >= 0:
-                    # A long span holding a quote: the C string scanner checks exactly what the run
-                    # below does (plain characters, complete escapes) and finds the closing quote.
-                    try:
-                        i = scanstring(s, i)[1]
-                    except ValueError:
-                        pass  # an invalid character, escape or no closing quote: the run finds where
-                    else:
+                    # A long span holding a quote: string_end checks exactly what the run below
+                    # does (plain characters, complete escapes) and finds the closing quote; where it
+                    # fails (an invalid character or escape, no closing quote) the run finds where.
+                    end = string_end(s, i)
+                    if end >= 0:
+                        i = end
                         state = COLON if self.in_key else AFTER if stack else DONE
                         if state == DONE or len(stack) <= stop_depth:
                             self.state = state
@@ -196,19 +233,15 @@ class JsonScanner:
                     and i > fail
                     and s[i - 1] in "{["
                 ):
-                    # A container just opened, with no stop inside it: the C decoder reads it whole
-                    # if it is complete and valid here (else the machine below finds where it is not).
+                    # A container just opened, with no stop inside it: value_end reads it whole if
+                    # it is complete and valid here (else the machine below finds where it is not).
                     # After a refusal no container opened before the point it reached is tried again
                     # (nested unclosed openers would otherwise be re-read: quadratic).
-                    try:
-                        i = scan_value(s, i - 1)[1]
-                    except StopIteration as e:
-                        fail = e.value if isinstance(e.value, int) else n
-                    except ValueError as e:
-                        fail = getattr(e, "pos", n)
-                    except RecursionError:
-                        fail = n
+                    end = value_end(s, i - 1)
+                    if end < 0:
+                        fail = -1 - end
                     else:
+                        i = end
                         stack.pop()
                         state = AFTER if stack else DONE
                         if state == DONE or len(stack) <= stop_depth:
@@ -372,6 +405,10 @@ class JsonScanner:
 
 def is_json(text: str) -> bool:
     """True if ``text`` is exactly one JSON value (surrounding whitespace allowed)."""
-    scanner = JsonScanner()
-    i = scanner.scan(text)
-    return scanner.close() and not text[i:].strip(_WS)
+    if not NATIVE:
+        scanner = JsonScanner()
+        i = scanner.scan(text)
+        return scanner.close() and not text[i:].strip(_WS)
+    m = _WS_RUN.match(text)
+    end = value_end(text, m.end() if m is not None else 0)
+    return end >= 0 and not text[end:].strip(_WS)

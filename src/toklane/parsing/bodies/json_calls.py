@@ -20,8 +20,8 @@ from ..jsonscan import (
     UNICODE,
     JsonScanner,
     is_json,
-    scan_value,
     scanstring,
+    value_end,
 )
 
 _skip_ws = re.compile(r"[ \t\n\r]*").match
@@ -186,7 +186,7 @@ class JsonCallObject:
         return i
 
     def _whole(self, s: str, i: int) -> int:
-        """A whole call object in ``s`` at ``i``, read by the C decoder (:func:`plain_call`): where
+        """A whole call object in ``s`` at ``i``, read at C speed (:func:`plain_call`): where
         it ends, or -1 (nothing read) unless it is plainly a call. Anything else is left to the
         scanner, which reads it as always; what this reads is what the scanner would send."""
         call = plain_call(s, i, self.name_keys, self.args_keys)
@@ -274,10 +274,11 @@ class JsonCallObject:
 def plain_call(
     s: str, i: int, name_keys: tuple[str, ...] = NAME_KEYS, args_keys: tuple[str, ...] = ARGS_KEYS
 ) -> tuple[str, str, int] | None:
-    """A call object starting at ``s[i:]`` (after whitespace), read whole by the C JSON decoder:
-    ``(name, arguments as written, end)`` -- or None unless it is complete, valid and plainly a call:
-    exactly one non-empty string name, exactly one arguments object (other members ignored). Each
-    member value is decoded once; the structure between them is checked here."""
+    """A call object starting at ``s[i:]`` (after whitespace), read whole: ``(name, arguments as
+    written, end)`` -- or None unless it is complete, valid and plainly a call: exactly one
+    non-empty string name, exactly one arguments object (other members ignored). The name is
+    decoded; every other member value is checked where it ends (:func:`.jsonscan.value_end`), not
+    built; the structure between them is checked here."""
     start = _first_non_ws(s, i)
     if start >= len(s) or s[start] != "{":
         return None
@@ -293,22 +294,28 @@ def plain_call(
             if s[pos] != ":":
                 return None
             pos = _skip_ws(s, pos + 1).end()
-            value, after = scan_value(s, pos)
             if key in name_keys:
-                if type(value) is not str or not value:
+                if s[pos] != '"':
+                    return None
+                value, after = scanstring(s, pos + 1)
+                if not value:
                     return None
                 name.append(value)
-            elif key in args_keys:
-                if type(value) is not dict:
+            else:  # (checked where it ends, not built: the arguments are kept as written)
+                after = value_end(s, pos)
+                if after < 0:
                     return None
-                args.append(s[pos:after])
+                if key in args_keys:
+                    if s[pos] != "{":
+                        return None
+                    args.append(s[pos:after])
             pos = _skip_ws(s, after).end()
             if s[pos] == "}":
                 break
             if s[pos] != ",":
                 return None
             pos = _skip_ws(s, pos + 1).end()
-    except (StopIteration, ValueError, RecursionError, IndexError):
+    except (ValueError, IndexError):
         return None  # incomplete or invalid: the scanner finds where
     if len(name) != 1 or len(args) != 1:
         return None
