@@ -49,6 +49,34 @@ def test_hermes_whole_equals_streaming_a_character_at_a_time(objects: list[str],
     assert whole == norm(toklane.parse_batch(QWEN, [text], **fmt)[0])
 
 
+def test_call_values_json_decoder_refuses_but_json_allows_read_as_streaming_reads_them() -> None:
+    """Whole call objects are checked where they end, not built (toklane._json): arguments nested
+    deeper than Python's recursion limit or holding an integer past its digit limit are JSON, as the
+    streaming scanner reads them -- the whole-output path gives the same call, and reads it itself."""
+    from toklane.parsing import jsonscan
+
+    deep = "[" * 3000 + "]" * 3000
+    fmt = {"reasoning": "qwen3", "tools": "hermes"}
+    for args, other, broken in (
+        ('{"n": ' + "9" * 5000 + "}", "1", False),
+        ('{"a": ' + deep + "}", "2", False),
+        ('{"a": 1}', deep, False),
+        ('{"a": ' + deep[:-1] + "}", "3", True),  # (one bracket short)
+        ('{"a": 1.5e+3, "b": [true, null, "\\u00e9\\n"]}', '"x\\y"', True),  # (a bad escape elsewhere)
+    ):
+        text = f'r</think>\n\n<tool_call>\n{{"name": "f", "x": {other}, "arguments": {args}}}\n</tool_call>'
+        expect = norm(stream(QWEN, fmt, [text[i : i + 7] for i in range(0, len(text), 7)], False))
+        assert norm(toklane.parse(QWEN, text=text, **fmt)) == expect
+        assert norm(toklane.parse(QWEN, token_ids=QWEN.encode(text), **fmt)) == expect
+        assert expect[2] == ([] if broken else [("f", args)])
+        parser = toklane.get_parser(QWEN, **fmt)
+        fast = parser._whole_plain(text, parser._tables.text_automaton.find_all(text))
+        if broken:
+            assert fast is None
+        elif jsonscan.NATIVE:
+            assert fast is not None and norm(fast) == expect
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     parts=st.lists(
