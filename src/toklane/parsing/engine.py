@@ -616,6 +616,10 @@ class StreamParser:
         got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), False)
         if got is not None:  # many ids, all plain: their bytes in runs cut at the markers
             runs, positions = got
+            if not positions:  # (the usual chunk: no marker id)
+                if runs[0]:
+                    self._bytes(runs[0])
+                return
             self._read_runs(runs, [id_roles[token_ids[p]] for p in positions])
             return
         if type(token_ids) is np.ndarray:
