@@ -73,10 +73,11 @@ def test_bad_ids_raise_as_before(name: str) -> None:
 
 def test_the_reader_waits_until_it_pays_for_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the vocabulary's byte table unbuilt, decode reads through the backend until it has read
-    _DECODE_AMORTIZE ids, then builds the reader; built already (by a parser, the detokenizer), at once."""
+    _DECODE_AMORTIZE ids per vocabulary entry, then builds the reader; built already (by a parser,
+    the detokenizer), at once."""
     tok = toklane.load_tokenizer("qwen3.6")
     ids = tok.encode("plain words " * 10)
-    monkeypatch.setattr(core, "_DECODE_AMORTIZE", 3 * len(ids))
+    monkeypatch.setattr(core, "_DECODE_AMORTIZE", 3 * len(ids) / len(tok))
     monkeypatch.setattr(tok, "_tables", None)
     monkeypatch.setattr(tok, "_decode_readers", [None, None])
     monkeypatch.setattr(tok, "_decoded", 0)
