@@ -58,72 +58,50 @@ is_ws(Py_UCS4 c)
 #undef CHAR
 #undef SUFFIX
 
-static int
-parse_args(PyObject *const *args, Py_ssize_t nargs, const char *name, PyObject **s, Py_ssize_t *i)
+/* A reader of one str kind: the end index, or -3 - where it failed, or -2 (out of memory). */
+typedef Py_ssize_t (*Reader)(const void *s, Py_ssize_t i, Py_ssize_t n);
+
+static const Reader value_readers[3] = {value_ucs1, value_ucs2, value_ucs4};
+static const Reader string_readers[3] = {string_ucs1, string_ucs2, string_ucs4};
+
+/* (s, i) read by the reader of s's kind: the end, or -1 - where it failed. */
+static PyObject *
+read_end(PyObject *const *args, Py_ssize_t nargs, const char *name, const Reader *readers)
 {
     if (nargs != 2) {
         PyErr_Format(PyExc_TypeError, "%s expects (s, i)", name);
-        return -1;
-    }
-    if (!PyUnicode_Check(args[0])) {
-        PyErr_Format(PyExc_TypeError, "%s expects a str, got %.100s", name, Py_TYPE(args[0])->tp_name);
-        return -1;
-    }
-    *i = PyLong_AsSsize_t(args[1]);
-    if (*i == -1 && PyErr_Occurred())
-        return -1;
-    if (*i < 0 || *i > PyUnicode_GET_LENGTH(args[0])) {
-        PyErr_Format(PyExc_IndexError, "%s: index %zd out of range", name, *i);
-        return -1;
-    }
-    *s = args[0];
-    return 0;
-}
-
-static PyObject *
-value_end(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    PyObject *s;
-    Py_ssize_t i, r;
-    if (parse_args(args, nargs, "value_end", &s, &i) < 0)
         return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    const void *data = PyUnicode_DATA(s);
-    switch (PyUnicode_KIND(s)) {
-    case PyUnicode_1BYTE_KIND:
-        r = value_ucs1((const Py_UCS1 *)data, i, n);
-        break;
-    case PyUnicode_2BYTE_KIND:
-        r = value_ucs2((const Py_UCS2 *)data, i, n);
-        break;
-    default:
-        r = value_ucs4((const Py_UCS4 *)data, i, n);
     }
+    PyObject *s = args[0];
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "%s expects a str, got %.100s", name, Py_TYPE(s)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]), n = PyUnicode_GET_LENGTH(s);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (i < 0 || i > n) {
+        PyErr_Format(PyExc_IndexError, "%s: index %zd out of range", name, i);
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(s);
+    Py_ssize_t r = readers[kind == PyUnicode_1BYTE_KIND ? 0 : kind == PyUnicode_2BYTE_KIND ? 1 : 2](
+        PyUnicode_DATA(s), i, n);
     if (r == -2)
         return PyErr_NoMemory();
     return PyLong_FromSsize_t(r >= 0 ? r : -1 - (-3 - r));
 }
 
 static PyObject *
+value_end(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return read_end(args, nargs, "value_end", value_readers);
+}
+
+static PyObject *
 string_end(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *s;
-    Py_ssize_t i, r;
-    if (parse_args(args, nargs, "string_end", &s, &i) < 0)
-        return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    const void *data = PyUnicode_DATA(s);
-    switch (PyUnicode_KIND(s)) {
-    case PyUnicode_1BYTE_KIND:
-        r = string_ucs1((const Py_UCS1 *)data, i, n);
-        break;
-    case PyUnicode_2BYTE_KIND:
-        r = string_ucs2((const Py_UCS2 *)data, i, n);
-        break;
-    default:
-        r = string_ucs4((const Py_UCS4 *)data, i, n);
-    }
-    return PyLong_FromSsize_t(r >= 0 ? r : -1 - (-3 - r));
+    return read_end(args, nargs, "string_end", string_readers);
 }
 
 static PyMethodDef methods[] = {

@@ -54,8 +54,9 @@ CAT(plain_run, SUFFIX)(const CHAR *s, Py_ssize_t i, Py_ssize_t n)
 
 /* A string whose body starts at s[i]: the index past its closing quote (or -3 - where it fails). */
 static Py_ssize_t
-CAT(string, SUFFIX)(const CHAR *s, Py_ssize_t i, Py_ssize_t n)
+CAT(string, SUFFIX)(const void *data, Py_ssize_t i, Py_ssize_t n)
 {
+    const CHAR *s = data;
     Py_ssize_t result;
     for (;;) {
         i = CAT(plain_run, SUFFIX)(s, i, n);
@@ -145,8 +146,9 @@ done:
 
 /* The value at s[i]: see toklane._json.value_end. */
 static Py_ssize_t
-CAT(value, SUFFIX)(const CHAR *s, Py_ssize_t i, Py_ssize_t n)
+CAT(value, SUFFIX)(const void *data, Py_ssize_t i, Py_ssize_t n)
 {
+    const CHAR *s = data;
     char small[256]; /* the open containers: 1 an object, 0 an array */
     char *stack = small;
     Py_ssize_t cap = sizeof(small), depth = 0, result, r;
