@@ -90,6 +90,7 @@ except ImportError:
 
 #: Whether :func:`value_end` and :func:`string_end` are the compiled check (``toklane._json``).
 NATIVE = value_end is not _value_end
+
 _WS_RUN = re.compile(r"[ \t\n\r]+")
 _DIGIT_RUN = re.compile(r"[0-9]+")
 _WS = " \t\n\r"
