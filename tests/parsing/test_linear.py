@@ -192,6 +192,7 @@ def _parse_and_stream(tok: toklane.Tokenizer, fmt: dict, text: str, repeat: int)
 WHOLE_TIMED_FROM = 0.02
 
 
+@pytest.mark.usefixtures("frozen_heap")
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_adversarial_megabyte_is_linear(case: tuple) -> None:
     """Whole and streamed together, and the whole parse alone (the stream's cost would hide a
@@ -212,6 +213,7 @@ def test_adversarial_megabyte_is_linear(case: tuple) -> None:
         assert ratio < BOUND, f"{FACTOR}x the input took {ratio:.1f}x the time to parse whole"
 
 
+@pytest.mark.usefixtures("frozen_heap")
 def test_adversarial_megabyte_from_token_ids_is_linear() -> None:
     tok = toklane.load_tokenizer("qwen3.6")
     fmt = {"reasoning": "qwen3", "tools": "hermes"}

@@ -300,6 +300,7 @@ def _timed(tok: toklane.Tokenizer, text: str) -> float:
     return time.perf_counter() - t0
 
 
+@pytest.mark.usefixtures("frozen_heap")
 @pytest.mark.parametrize("build", [b for _, b in LINEAR], ids=[i for i, _ in LINEAR])
 def test_adversarial_prose_is_linear(build) -> None:
     tok = tokenizer("llama3")

@@ -3,7 +3,6 @@ streamed parse of many chunks that must not stall other clients (issue 11, defec
 
 from __future__ import annotations
 
-import gc
 import json
 import statistics
 import threading
@@ -130,24 +129,17 @@ def test_many_chunks_stream_is_compact_and_equal_to_whole():
         assert len(r.content) < 4 * len(json.dumps(chunks))
 
 
+@pytest.mark.usefixtures("frozen_heap")
 def test_a_large_streamed_parse_does_not_stall_other_clients():
     """While streamed parses of 65,536 chunks run, small requests from another client stay fast.
 
     Before the fix the SSE events were built on the event loop (tens of thousands of them), so
     every other request waited for the whole stream. A ratio: the slowest small request must take
     a small fraction of the time the big streams take, however fast or slow this machine is.
-    The server runs in this process: late in a full test run, a full garbage collection of
-    everything earlier tests left (peers' imports, caches) stalls every thread for up to ~0.8 s,
-    which is no server's doing, so the objects made so far are frozen out of collection while
-    this runs (new garbage is still collected).
+    The server runs in this process (frozen_heap: no full collection of earlier tests' objects).
     """
     body = {"chunks": ["a"] * DEFAULT_MAX_CHUNKS, "stream": True}
-    gc.collect()
-    gc.freeze()
-    try:
-        small, big_times = _small_requests_beside_big_streams(body)
-    finally:
-        gc.unfreeze()
+    small, big_times = _small_requests_beside_big_streams(body)
     assert len(small) >= 5, small
     slowest, typical, stream_time = max(small), statistics.median(small), min(big_times)
     # measured: before 1.6-1.9 s of ~1.9 s streams (ratio ~0.9); after ~15 ms of ~0.25 s (~0.06)
