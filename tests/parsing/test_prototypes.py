@@ -119,3 +119,30 @@ def test_parse_batch_with_a_schema_equals_parse_per_output() -> None:
         assert [norm(r) for r in got] == expect
     with pytest.raises(toklane.InvalidToolsSchemaError):
         toklane.parse_batch(tok, outputs, tools="hermes", tools_schema=[{"anyOf": 5}])
+
+
+def test_parse_reads_through_the_prototype_and_changes_nothing() -> None:
+    """A warm parse() reads each output through the prototype's reader (no copy unless the machine must
+    read it): whatever route an output takes, the kept state and the reader stay as they were, and each
+    result equals a fresh parser's."""
+    tok = toklane.load_tokenizer("qwen3.6")
+    fmt: dict[str, Any] = {"reasoning": "qwen3", "tools": "hermes"}
+    call = '<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>'
+    outputs = [
+        "plan</think>answer",  # plain: no machine
+        "plan</think>text " + call,  # plain, with a call
+        "plan</think>text " + call + " trailing prose",  # the machine reads it
+        "plan</think>" + call.replace("}}", "}"),  # a broken call: the machine reports it
+        "no end marker at all",
+    ]
+    toklane.get_parser(tok, **fmt)
+    key = ("qwen3", "hermes", None, False, "keep")
+    _, state, reader = tok.__dict__[_PROTOTYPES][key]
+    before = dict(state)
+    assert reader.__dict__ == before and reader.__dict__ is not state
+    for out in outputs:
+        fresh = toklane.get_parser(tok, **fmt).parse_whole(text=out)
+        for result in (toklane.parse(tok, text=out, **fmt), toklane.parse(tok, token_ids=tok.encode(out), **fmt)):
+            assert norm(result) == norm(fresh)
+        assert state == before and reader.__dict__ == before
+        assert tok.__dict__[_PROTOTYPES][key][2] is reader

@@ -144,7 +144,11 @@ def _keep_prototype(tok: Tokenizer, key: tuple[Any, ...], parser: StreamParser) 
     prototypes = tok.__dict__.get(_PROTOTYPES)
     if prototypes is None:
         prototypes = tok.__dict__.setdefault(_PROTOTYPES, {})
-    prototypes[key] = (type(parser), state)
+    # The third member reads whole outputs for parse(): a parser in the starting state that is only
+    # read (parse_whole_fresh), so parse() makes no copy unless the machine must read the output.
+    reader = type(parser)()
+    reader.__dict__ = dict(state)
+    prototypes[key] = (type(parser), state, reader)
 
 
 # Only validated pairs of known names are stored: bounded by the format tables.
@@ -236,7 +240,7 @@ def get_parser(
     if type(tokenizer) is Tokenizer:  # warm: copy the prototype of these arguments
         key = (reasoning, tools, thinking, stream_arguments, unknown_tools)
         try:
-            cls, state = tokenizer._toklane_parsers[key]  # type: ignore[attr-defined]
+            cls, state, _ = tokenizer._toklane_parsers[key]  # type: ignore[attr-defined]
         except (AttributeError, KeyError, TypeError):  # (TypeError: an unhashable argument, refused below)
             pass
         else:
@@ -299,6 +303,13 @@ def parse(
     Pass ``text``, ``token_ids`` or both (the ids decide). Malformed output
     never raises: a broken tool call is returned as content (docs/formats.md).
     """
+    if type(tokenizer) is Tokenizer and tools_schema is None:  # warm: the prototype reads it
+        try:
+            _, state, reader = tokenizer._toklane_parsers[(reasoning, tools, thinking, False, unknown_tools)]  # type: ignore[attr-defined]
+        except (AttributeError, KeyError, TypeError):
+            pass
+        else:
+            return reader.parse_whole_fresh(state, text, token_ids)  # type: ignore[no-any-return]
     parser = get_parser(tokenizer, reasoning, tools, tools_schema, thinking=thinking, unknown_tools=unknown_tools)
     return parser.parse_whole(text, token_ids)
 
