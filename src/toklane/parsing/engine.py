@@ -202,6 +202,7 @@ class StreamParser:
     _hold = ""  # text held back: it may be the start of a marker
     _bm: Any = None  # byte matcher, made on the first ids feed (if the format has text markers)
     _decoder: Any = None  # incremental UTF-8 decoder, made on the first ids feed
+    _id_table: Any = None  # the compiled id reader's tables (gather.IdTable), taken on the first feed of many ids
     _bhold = b""  # bytes held back (they may start a text marker)
     _split = False  # the decoder holds the first bytes of a character
     _ids: bool | None = None  # which input the stream uses, fixed by the first feed
@@ -359,29 +360,26 @@ class StreamParser:
 
     def _read_plain(self, text: str | None, token_ids: Any) -> tuple[Any, Any, ParseResult | None]:
         """The first reading of a whole output: ``(ids, found, plain)`` -- ``token_ids`` as a
-        sequence, the output scanned (:meth:`_scan_whole`), and its result where
-        :meth:`_whole_plain` reads it (else None). Reads the tables only."""
-        if token_ids is not None and type(token_ids) is not list and type(token_ids) is not tuple:
-            token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
-        found = self._scan_whole(text, token_ids)
-        return token_ids, found, self._whole_plain(*found) if found is not None else None
-
-    def _scan_whole(self, text: str | None, token_ids: Any) -> tuple[str, list[tuple[int, int, int]]] | None:
-        """A whole output as text with every marker in it found (one compiled scan), or None where
-        the machine must read it as it comes: ids that must be read as ids, text that is no ``str``.
-        Reads the tables only."""
+        sequence; ``found``, the output as text with every marker in it found by one compiled scan
+        (``(text, hits)``), or None where the machine must read it as it comes (ids that must be read
+        as ids, text that is no ``str``); and its result where :meth:`_whole_plain` reads it (else
+        None). Reads the tables only."""
         if token_ids is not None:
+            if type(token_ids) is not list and type(token_ids) is not tuple:
+                token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
             text, hits = self._ids_as_text(token_ids)
         elif type(text) is str:
             hits = self._tables.text_automaton.find_all(text)
         else:
-            return None
-        return None if hits is None else (text, hits)  # type: ignore[return-value]
+            return token_ids, None, None
+        if hits is None:
+            return token_ids, None, None
+        return token_ids, (text, hits), self._whole_plain(text, hits)  # type: ignore[arg-type]
 
     def _parse_scanned(
         self, text: str | None, token_ids: Any, found: tuple[str, list[tuple[int, int, int]]] | None
     ) -> ParseResult:
-        """The machine's reading of a whole output: its hits where :meth:`_scan_whole` found them (the
+        """The machine's reading of a whole output: its hits where :meth:`_read_plain` found them (the
         spans between handed over whole: no matcher, nothing held), else the ids or the text fed."""
         if found is not None:
             text, hits = found
@@ -576,6 +574,17 @@ class StreamParser:
         return pos
 
     def _feed_ids(self, token_ids: Any) -> None:
+        id_table = self._id_table
+        if id_table is not None and type(token_ids) is list and len(token_ids) > 1:
+            # A stream already reading chunks of ids (the engine's multi-token steps): straight to the reader.
+            got = gather.runs(token_ids, id_table, False)
+            if got is not None:
+                runs, positions = got
+                if positions:
+                    self._read_runs(runs, [self._id_roles[token_ids[p]] for p in positions])
+                elif runs[0]:  # (the usual chunk: no marker id)
+                    self._bytes(runs[0])
+                return
         if type(token_ids) is not list and type(token_ids) is not tuple and not _flat_array(token_ids):
             token_ids = _id_sequence(token_ids)
         if not len(token_ids):
@@ -613,15 +622,17 @@ class StreamParser:
                 return
             self._bytes(data)
             return
-        tables = self._tables
-        got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), False)
+        id_table = self._id_table
+        if id_table is None:
+            tables = self._tables
+            id_table = self._id_table = tables.id_table or tables.load_id_table(self._tok)
+        got = gather.runs(token_ids, id_table, False)
         if got is not None:  # many ids, all plain: their bytes in runs cut at the markers
             runs, positions = got
-            if not positions:  # (the usual chunk: no marker id)
-                if runs[0]:
-                    self._bytes(runs[0])
-                return
-            self._read_runs(runs, [id_roles[token_ids[p]] for p in positions])
+            if positions:
+                self._read_runs(runs, [id_roles[token_ids[p]] for p in positions])
+            elif runs[0]:  # (the usual chunk: no marker id)
+                self._bytes(runs[0])
             return
         if type(token_ids) is np.ndarray:
             token_ids = token_ids.tolist()
@@ -727,7 +738,7 @@ class StreamParser:
                     pos = end
                 cut = len(s) - bm.partial
                 if cut > pos:
-                    text = self._decode(s[pos:cut])
+                    text = self._decode(s[pos:cut] if pos or cut < len(s) else s)
                     if text:
                         self._text(text)
                 self._bhold = s[cut:] if cut < len(s) else b""
