@@ -72,8 +72,8 @@ def _piece(tok: toklane.Tokenizer, markers: list[int], drops: list[int], texts: 
         return [draw(st.sampled_from(drops))]
     if kind == 2:  # a multi-byte character split into byte tokens (fragments)
         return byte_ids(tok, draw(st.sampled_from(["é", "日", "🙂", "ж"])))
-    if kind == 3 and texts:  # a marker's text spelled by ordinary tokens
-        return tok.encode(draw(st.sampled_from(texts)), split_special_tokens=True)
+    if kind == 3 and texts:  # a marker's text spelled by ordinary tokens (a character each: no added token)
+        return [i for c in draw(st.sampled_from(texts)) for i in tok.encode(c)]
     return tok.encode(draw(st.sampled_from(WORDS)))
 
 
@@ -199,6 +199,44 @@ def test_numpy_integers_in_a_list_are_ids_as_in_the_detokenizer() -> None:
         as_np = [form(i) if i < 32_000 else i for i in ids]
         assert norm(toklane.parse(tok, token_ids=as_np, **fmt)) == expect  # bulk
         assert _feed(tok, fmt, [[i] for i in as_np]) == expect  # one at a time
+
+
+REASONING_ONLY = [i for i, (_, fmt) in enumerate(FORMATS) if set(fmt) == {"reasoning"}]
+
+
+@pytest.mark.parametrize("index", REASONING_ONLY, ids=[IDS[i] for i in REASONING_ONLY])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_reasoning_only_outputs_read_as_two_runs(index: int, data: st.DataObject) -> None:
+    """A reasoning-only output of the usual shape (reasoning, the end marker id, content) is read as
+    two runs decoded on their own, stripped as bytes: what the per-token path reads, with whitespace,
+    split characters, dropped ids and spelled marker texts anywhere (those send it the general way)."""
+    tok, fmt, markers, drops, texts, filler = _setup(index)
+    tables = toklane.get_parser(tok, **fmt)._tables
+    (end,) = [t for t, k in tables.id_roles.items() if tables.roles[k] == "reasoning_end"]
+    space = st.sampled_from(["", " ", "\n", " \r\n\t", "\n\n"])
+
+    def part() -> list[int]:
+        out = tok.encode(data.draw(space))
+        for _ in range(data.draw(st.integers(0, 6))):
+            piece = _piece(tok, markers, drops, texts, data.draw)
+            if not set(piece) & set(markers):
+                out += piece
+        return out + tok.encode(data.draw(space))
+
+    before, after = part() + filler + part(), part()
+    ids = [*before, end, *after]
+    expect = _feed(tok, fmt, [[i] for i in ids])
+    taken: list[Any] = []
+    read = type(toklane.get_parser(tok, **fmt))._ids_as_text
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(
+            type(toklane.get_parser(tok, **fmt)), "_ids_as_text", lambda self, i: taken.append(1) or read(self, i)
+        )
+        assert norm(toklane.parse(tok, token_ids=ids, **fmt)) == expect
+    runs = [tok.decode([i for i in run if i not in drops]) for run in (before, after)]
+    spelled = any(t in run for t in texts for run in runs)
+    assert bool(taken) == spelled  # the two runs are read directly unless a marker's text is in them
 
 
 @pytest.mark.parametrize("extra", ["x<think", "</think>!"])

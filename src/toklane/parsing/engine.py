@@ -58,6 +58,7 @@ _ALNUM = string.ascii_letters + string.digits
 _HERMES_BLOCKS = {"end_role": "call_end", "array": None}
 #: Characters per text feed from which markers are found by one compiled scan (below: the DFA).
 _SCAN = 64
+_WS_BYTES = WS.encode()
 
 # Machine modes.
 CONTENT, REASONING, BLOCK = 0, 1, 2
@@ -367,6 +368,10 @@ class StreamParser:
         if token_ids is not None:
             if type(token_ids) is not list and type(token_ids) is not tuple:
                 token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
+            if self._tools is None and self._mode == REASONING:
+                plain = self._ids_reasoning_only(token_ids)
+                if plain is not None:
+                    return token_ids, None, plain
             text, hits = self._ids_as_text(token_ids)
         elif type(text) is str:
             hits = self._tables.text_automaton.find_all(text)
@@ -375,6 +380,32 @@ class StreamParser:
         if hits is None:
             return token_ids, None, None
         return token_ids, (text, hits), self._whole_plain(text, hits)  # type: ignore[arg-type]
+
+    def _ids_reasoning_only(self, token_ids: Any) -> ParseResult | None:
+        """A reasoning-only output's ids of the usual shape -- reasoning, its end marker id, content --
+        read as two runs, each decoded on its own (no joined text to cut; :meth:`_whole_plain`'s
+        result for them), or None where anything else is there: another marker id, no end marker, any
+        marker's text spelled by the ordinary tokens (the general reading judges those)."""
+        if self._label or type(self) is not ThinkToolsParser:
+            return None
+        tables = self._tables
+        got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), False)
+        if got is None or len(got[1]) != 1:
+            return None
+        (before, after), (at,) = got
+        if tables.roles[tables.id_roles[token_ids[at]]] != "reasoning_end":
+            return None
+        # Stripped as bytes, then decoded: the same text (whitespace is ASCII, never part of a
+        # character, and the replacement of invalid bytes does not depend on it), with no copy of
+        # the decoded text.
+        reasoning, content = (
+            before.strip(_WS_BYTES).decode("utf-8", "replace"),
+            after.lstrip(_WS_BYTES).decode("utf-8", "replace"),
+        )
+        find_all = tables.text_automaton.find_all
+        if find_all(reasoning) != [] or find_all(content) != []:  # (None: not scannable)
+            return None
+        return ParseResult(reasoning or None, content or None, [])
 
     def _parse_scanned(
         self, text: str | None, token_ids: Any, found: tuple[str, list[tuple[int, int, int]]] | None
