@@ -42,7 +42,9 @@ Whole outputs beside the peers (``python benchmarks/parsers.py whole``: this tab
   ``benchmarks/requirements-peers.txt`` and imported in this process (``benchmarks/peers.py``), and
   openai-harmony's Rust parser for gpt-oss; every peer's result is checked against toklane's before
   timing. A peer that cannot be imported is named in the table; with neither, a re-implemented
-  baseline of their approach stands in.
+  baseline of their approach stands in. parse_batch is set beside the fastest peer over the same 64
+  outputs, and toklane's decode(ids) of the same ids -- reading them, no parsing -- is shown as the
+  floor any parse from ids costs.
 
 Run: ``python benchmarks/parsers.py`` (about 3-4 minutes; ``--quick`` leaves out the whole-output table;
 ``construction``, ``whole`` or ``ids`` runs that table alone).
@@ -691,15 +693,18 @@ def whole_row(
         "text": lambda: toklane.parse(tok, text=text, **fmt),
         "ids": lambda: toklane.parse(tok, token_ids=ids, **fmt),
         "decode": lambda: hf.decode(ids),
+        "floor": lambda: tok.decode(ids),
     }
     batch_api = getattr(toklane, "parse_batch", None)
+    texts = variants(text, BATCH)
+    batch = [ids, *(tok.encode(v) for v in texts[1:])]
     if batch_api is not None:
-        batch = [ids, *(tok.encode(v) for v in variants(text, BATCH)[1:])]
         results = batch_api(tok, batch, **fmt)
         assert len(results) == BATCH
         for out, res in zip(batch, results, strict=True):
             assert _as_parsed(res) == _as_parsed(toklane.parse(tok, token_ids=out, **fmt)), key
         fns["batch"] = lambda: batch_api(tok, batch, **fmt)
+        fns["floor_batch"] = lambda: [tok.decode(out) for out in batch]
         fns["loop"] = lambda: [toklane.parse(tok, token_ids=out, **fmt) for out in batch]
     agree: dict[str, str] = {}
     for name, parse in contenders.items():
@@ -712,23 +717,42 @@ def whole_row(
             agree[name] = f"raised {type(e).__name__}: {e}"[:80]
             continue
         fns[name] = lambda parse=parse: parse(text, ids)
-    # Warm, as a rollout worker parses: each contender runs `calls` times in a row per round (about 2 ms),
+    # Warm, as a rollout worker parses: each contender runs `calls[k]` times in a row per round (about 2 ms),
     # so no one's time is mostly the cache misses left by the contender before it.
-    calls = max(1, 20_000 // len(ids))
-    looped = {k: (lambda fn=fn: [fn() for _ in range(calls)]) if k not in BATCHED else fn for k, fn in fns.items()}
-    loop = looped.pop("loop", None)
+    calls = {k: 1 if k in BATCHED else runs_for(fn, WARM_ROUND) for k, fn in fns.items()}
+    looped = {k: (lambda fn=fn, n=calls[k]: [fn() for _ in range(n)]) for k, fn in fns.items() if k not in BATCHED}
     times = best_times_interleaved(looped, repeat=repeat)
-    if loop is not None:
-        # parse_batch beside the loop over the same outputs, timed as a pair of their own: in the rounds
-        # above, whoever follows the other finds the 64 outputs in cache; here each goes first as often.
-        pair = best_times_interleaved({"batch_pair": looped["batch"], "loop": loop}, repeat=repeat + 1)
-        times.update(pair)
-    ns = {k: v / (BATCH if k in BATCHED else calls) / len(ids) * 1e9 for k, v in times.items()}
+    if "batch" in fns:
+        # parse_batch beside the loop over the same outputs, decode alone over them and the fastest peer over
+        # them (BATCH distinct outputs, as a rollout batch holds), timed as a set of their own, each first
+        # as often: whoever follows another finds the outputs in cache.
+        timed = [p for p in contenders if p in times]
+        peer = contenders[min([p for p in timed if not agree[p]] or timed, key=lambda p: times[p] / calls[p])]
+        fns["peer_batch"] = lambda: [peer(t, i) for t, i in zip(texts, batch, strict=True)]
+        times.update(best_times_interleaved({k: fn for k, fn in fns.items() if k in BATCHED}, repeat=repeat + 1))
+    ns = {k: v / (BATCH if k in BATCHED else calls[k]) / len(ids) * 1e9 for k, v in times.items()}
     return ns, agree
 
 
-BATCHED = {"batch", "batch_pair", "loop"}  # timed per call over the BATCH outputs, not `calls` times over one
+def runs_for(fn: Callable[[], Any], budget: float) -> int:
+    """How many calls of ``fn`` in a row take about ``budget`` seconds (one call timed, warm: it ran before)."""
+    t0 = time.perf_counter()
+    fn()
+    return max(1, min(1000, round(budget / max(time.perf_counter() - t0, 1e-7))))
 
+
+WARM_ROUND = 2e-3  # seconds each contender runs in a row per round
+
+
+# Timed per call over the BATCH outputs, not `calls` times over one.
+BATCHED = {"batch", "loop", "floor_batch", "peer_batch"}
+
+
+# What reading the ids alone costs, with no parsing: the least any parse from ids can cost.
+FLOORS = {
+    "floor": "toklane decode(ids) alone (no parsing)",
+    "floor_batch": f"toklane decode(ids) alone, per id list of {BATCH}",
+}
 
 IDS_PEERS = {"vllm openai_gptoss+openai", "openai-harmony (Rust)"}  # parse token ids themselves: no decode added
 
@@ -784,11 +808,20 @@ def whole_section(repeat: int = 7) -> None:
         )
         for peer, why in peers.unavailable.items():
             rows.append([f"  {peer}: not importable", *["-"] * len(WHOLE_LENGTHS), why[:60]])
-        cells, decoded, verdict = [], [], []
+        if all("peer_batch" in ns[n] for n in WHOLE_LENGTHS):
+            cells = [f"{ns[n]['peer_batch']:.1f}" for n in WHOLE_LENGTHS]
+            rows.append([f"  fastest peer, per output of the same {BATCH}", *cells, "(beside parse_batch)"])
+        for way, name in FLOORS.items():
+            if all(way in ns[n] for n in WHOLE_LENGTHS):
+                rows.append([f"  {name}", *(f"{ns[n][way]:.1f}" for n in WHOLE_LENGTHS), "(floor)"])
+        cells, decoded, verdict, floors = [], [], [], []
         for n in WHOLE_LENGTHS:
             timed = [p for p in contenders if p in ns[n]]
             best = min([p for p in timed if not agree[n][p]] or timed, key=ns[n].__getitem__)
-            ratios = [ns[n][best] / ns[n][way] for way in OURS if way in ns[n]]
+            floors.append(f"{ns[n]['floor'] / ns[n]['text']:.2f}x, {ns[n][best] / ns[n]['floor']:.2f}x")
+            # parse_batch against the fastest peer over the same outputs; the others against it on the one output.
+            theirs = {"text": ns[n][best], "ids": ns[n][best], "batch": ns[n].get("peer_batch", ns[n][best])}
+            ratios = [theirs[way] / ns[n][way] for way in OURS if way in ns[n]]
             cells.append("/".join(f"{r:.2f}" for r in ratios) + "x")
             from_ids = ns[n][best] + (ns[n]["decode"] if best not in IDS_PEERS else 0.0)
             decoded.append("/".join(f"{from_ids / ns[n][way]:.2f}" for way in ("ids", "batch") if way in ns[n]) + "x")
@@ -796,6 +829,7 @@ def whole_section(repeat: int = 7) -> None:
             misses += min(ratios) < 1.5
             verdict.append("met" if min(ratios) >= 1.5 else "MISSED")
         rows.append(["  fastest peer / toklane: text/ids/batch", *cells, f">= 1.5x: {' '.join(verdict)}"])
+        rows.append(["  toklane decode(ids) alone / parse(text=); fastest peer / it", *floors, "(information)"])
         within = [ns[n]["ids"] / ns[n]["text"] for n in WHOLE_LENGTHS]
         rows.append(
             [
@@ -806,7 +840,7 @@ def whole_section(repeat: int = 7) -> None:
         )
         rows.append(["  (peer + HF decode) / toklane: ids/batch", *decoded, "(information)"])
         if all("loop" in ns[n] for n in WHOLE_LENGTHS):
-            gain = [ns[n]["loop"] / ns[n]["batch_pair"] for n in WHOLE_LENGTHS]
+            gain = [ns[n]["loop"] / ns[n]["batch"] for n in WHOLE_LENGTHS]
             rows.append(
                 [
                     f"  parse(token_ids=) looped over the same {BATCH} / parse_batch",
@@ -818,9 +852,10 @@ def whole_section(repeat: int = 7) -> None:
     missing = "; ".join(f"{p} not importable ({why})" for p, why in peers.unavailable.items())
     note = (
         f"ns per output token, best of {repeat} interleaved rounds, warm: each contender parses the output "
-        f"max(1, 20000 // tokens) times in a row per round (parse_batch: {BATCH} outputs of the same length "
-        "class per call, cost per output; beside parse looped over the same outputs, timed as a pair, each "
-        "first in alternate rounds). Peers: their own "
+        f"as many times in a row per round as take about {WARM_ROUND * 1e3:.0f} ms (one call timed first). "
+        f"parse_batch: {BATCH} distinct outputs of the same length class per call, cost per output, timed in "
+        "rounds of its own beside parse looped over the same outputs, decode(ids) alone over them and the "
+        "fastest peer over their texts (its target ratio is against that peer). Peers: their own "
         "whole-output code, "
         "installed and imported here (benchmarks/requirements-peers.txt), parsers built outside the timing: "
         "vLLM = ParserManager.get_parser(reasoning, tools)(tokenizer).parse(text, request, token_ids) (the "
@@ -832,7 +867,10 @@ def whole_section(repeat: int = 7) -> None:
         "content and calls (names, JSON arguments) equal toklane's modulo surrounding whitespace, checked on each "
         "output before timing; the ratio uses the fastest peer with the same result (the target applies to it); "
         "'from ids' adds the transformers decode of the ids to a text peer's time, the cost it has when it starts "
-        "from ids as toklane parse(token_ids=) does. "
+        "from ids as toklane parse(token_ids=) does. 'decode(ids) alone': toklane's Tokenizer.decode of the "
+        "same ids (the compiled id reader and one UTF-8 decode, no parsing), the least a parse from ids can "
+        "cost: where it is over 1.2x parse(text=), no parser of the ids is within 1.2x of the text path, and "
+        "where the fastest peer is under 1.5x it, none is 1.5x ahead of that peer. "
         f"{versions}. {missing + '. ' if missing else ''}{ids_reader()}. {machine_note()}. "
         f"Whole run: {time.perf_counter() - t_start:.0f} s."
     )
