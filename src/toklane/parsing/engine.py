@@ -605,17 +605,6 @@ class StreamParser:
         return pos
 
     def _feed_ids(self, token_ids: Any) -> None:
-        id_table = self._id_table
-        if id_table is not None and type(token_ids) is list and len(token_ids) > 1:
-            # A stream already reading chunks of ids (the engine's multi-token steps): straight to the reader.
-            got = gather.runs(token_ids, id_table, False)
-            if got is not None:
-                runs, positions = got
-                if positions:
-                    self._read_runs(runs, [self._id_roles[token_ids[p]] for p in positions])
-                elif runs[0]:  # (the usual chunk: no marker id)
-                    self._bytes(runs[0])
-                return
         if type(token_ids) is not list and type(token_ids) is not tuple and not _flat_array(token_ids):
             token_ids = _id_sequence(token_ids)
         if not len(token_ids):
