@@ -362,6 +362,8 @@ def load_tokenizer(spec: Any, *, refresh: bool = False) -> Tokenizer:
             return _load_bundled(name)
         if os.path.exists(spec):
             return _load_path(Path(spec))
+        if "\x00" in spec:  # os functions refuse it with a bare ValueError
+            raise TokenizerLoadError(spec, "is not a tokenizer name or path: it holds a NUL character")
         if spec.startswith("~") and os.path.exists(os.path.expanduser(spec)):
             return _load_path(Path(os.path.expanduser(spec)))
         name = _family_name(spec)
