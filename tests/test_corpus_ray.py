@@ -6,17 +6,21 @@ One local Ray (2 CPUs) is started for the module; everything is skipped without 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import itertools
 import json
+import os
+import signal
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toklane.corpus import CorpusError, count_corpus, tokenize_corpus
@@ -24,6 +28,7 @@ from toklane.errors import InvalidArgumentError
 
 from .test_cli import run
 from .test_corpus import MSGS, write_jsonl
+from .test_corpus_columns import assert_shards_hold, read_back, records
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -59,10 +64,9 @@ def corpus(folder: Path, bad_line: int | None = None) -> Path:
 
 
 def rows_of(folder: Path) -> list[dict]:
-    """The shards' rows in name order, without null values: a shard holding rows of inputs
-    with different columns has nulls for the missing ones, and the engines cut shards apart."""
+    """The shards' rows in name order (the engines cut shards apart, but give them one schema)."""
     shards = sorted(folder.glob("part-*.parquet"))
-    return [{k: v for k, v in r.items() if v is not None} for s in shards for r in pq.read_table(s).to_pylist()]
+    return [r for s in shards for r in pq.read_table(s).to_pylist()]
 
 
 def same_but_shards(local, ray_stats) -> None:
@@ -172,6 +176,98 @@ def test_parquet_input_counts_and_tokenizes_like_the_local_engine(ray_cluster, t
     got = tokenize_corpus(tmp_path / "t.parquet", tmp_path / "ray", shard_bytes=SPLIT_BYTES, engine="ray", **kw)
     same_but_shards(ref, got)
     assert rows_of(tmp_path / "ray") == rows_of(tmp_path / "local")
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rows=records)
+def test_shards_hold_every_field_under_the_local_engines_schema(ray_cluster, rows):
+    with tempfile.TemporaryDirectory() as tmp:
+        src = write_jsonl(Path(tmp) / "in.jsonl", rows * 3)
+        kw = {"text_field": "text", "shard_bytes": 200}
+        local = tokenize_corpus(src, Path(tmp) / "local", workers=1, **kw)
+        on_ray = tokenize_corpus(src, Path(tmp) / "ray", engine="ray", **kw)
+        assert_shards_hold(rows * 3, Path(tmp) / "ray", on_ray)
+        same_but_shards(local, on_ray)
+        assert read_back(Path(tmp) / "ray")[0] == read_back(Path(tmp) / "local")[0]
+
+
+def test_a_late_field_and_values_of_mixed_kinds_on_ray(ray_cluster, tmp_path):
+    rows = [{"text": f"r{i}", "v": i} for i in range(300)] + [{"text": "last", "v": "x", "late": {"a": [1]}}]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    kw = {"text_field": "text", "shard_bytes": SPLIT_BYTES}
+    local = tokenize_corpus(src, tmp_path / "local", **kw)
+    on_ray = tokenize_corpus(src, tmp_path / "ray", engine="ray", **kw)
+    assert on_ray.json_columns == local.json_columns == ("v",) and on_ray.columns == ("text", "v", "late")
+    assert rows_of(tmp_path / "ray") == rows_of(tmp_path / "local")
+    assert_shards_hold(rows, tmp_path / "ray", on_ray)
+
+
+def test_bad_records_and_missing_columns_on_ray(ray_cluster, tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"text": "fine"}\n{"text": "a\\ud800"}\n{"text": "also fine"}\n')
+    for job in (count_corpus, lambda *a, **k: tokenize_corpus(a[0], tmp_path / "o", *a[1:], overwrite=True, **k)):
+        with pytest.raises(CorpusError, match=r"s\.jsonl:2: field 'text' holds a lone surrogate"):
+            job(path, "qwen3.6", text_field="text", engine="ray")
+        stats = job(path, "qwen3.6", text_field="text", engine="ray", on_error="skip")
+        assert stats.records == 2 and [(Path(p).name, n) for p, n, _ in stats.errors] == [("s.jsonl", 2)]
+    pq.write_table(pa.table({"body": ["x"]}), tmp_path / "p.parquet")
+    with pytest.raises(CorpusError, match="no column 'text'"):
+        tokenize_corpus(tmp_path / "p.parquet", tmp_path / "p", text_field="text", engine="ray")
+    with pytest.raises(CorpusError, match="no column 'text'"):
+        count_corpus(tmp_path / "p.parquet", text_field="text", engine="ray")
+    assert_cpus_come_back(ray_cluster)
+
+
+def test_the_jobs_actors_end_when_its_driver_is_killed(tmp_path):
+    """A local Ray started by the job goes with it (Ray's own fate sharing): no encoder goes on
+    writing shards for a job that is gone."""
+    pytest.importorskip("ray")
+    from .test_corpus_files import _alive, _children
+
+    src = write_jsonl(tmp_path / "in.jsonl", [{"text": f"record {i} " + "words " * 200} for i in range(40000)])
+    args = [sys.executable, "-m", "toklane.cli", "tokenize", str(src), "--model", "qwen3.6", "--text-field", "text"]
+    job = subprocess.Popen(
+        [*args, "--output", str(tmp_path / "out"), "--engine", "ray", "--workers", "2"],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def descendants(pid: int) -> set[int]:
+        found, todo = set(), [pid]
+        while todo:
+            kids = _children(todo.pop())
+            found |= kids
+            todo.extend(kids)
+        return found
+
+    family: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        encoders: set[int] = set()
+        while not encoders and time.monotonic() < deadline and job.poll() is None:
+            time.sleep(0.1)
+            for p in descendants(job.pid):
+                with contextlib.suppress(OSError):
+                    if b"MapBatches(Encoder)" in Path(f"/proc/{p}/cmdline").read_bytes():
+                        encoders.add(p)
+        assert encoders, "the job's encoders did not start"
+        family = descendants(job.pid)
+        os.kill(job.pid, signal.SIGKILL)
+        job.wait()
+        killed = time.monotonic()
+        while any(map(_alive, encoders)) and time.monotonic() < killed + 30:
+            time.sleep(0.1)
+        assert not any(map(_alive, encoders)), "the encoders outlived their job"
+        shards = sorted((tmp_path / "out").glob("part-*"))
+        time.sleep(1)
+        assert sorted((tmp_path / "out").glob("part-*")) == shards
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(job.pid, signal.SIGKILL)
+        for p in family:  # whatever Ray left (its agents end on their own, later)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p, signal.SIGKILL)
 
 
 def test_cli_engine_ray_joins_a_running_cluster_and_counts_messages(ray_cluster, tmp_path):

@@ -102,7 +102,7 @@ def test_corpus_example_runs_as_pasted(tmp_path: Path, monkeypatch: pytest.Monke
     texts = ["Hello world", "日本語 and code: def f(x): return x", "a " * 9000]
     (corpus / "a.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    exec(compile(block, "README.md (corpus example)", "exec"), {"__name__": "readme"})
+    exec(compile(block, "README.md (corpus example)", "exec"), {"__name__": "__main__"})
     counts = sorted(len(toklane.load_tokenizer("qwen3.6").encode(t)) for t in texts)
     first, second = capsys.readouterr().out.splitlines()
     assert first.split() == ["3", str(sum(counts)), str(counts[1]), str(counts[2]), "1"]

@@ -491,10 +491,13 @@ def _cmd_tokenize_corpus(args: argparse.Namespace) -> int:
             args.model,
             min_tokens=args.min_tokens,
             overwrite=args.overwrite,
+            keep_columns=_column_list(args.columns),
             progress=progress,
             **_shard_bytes(args),
             **_corpus_arguments(args),
         )
+    for note in stats.notes:
+        print(f"toklane: warning: {note}", file=sys.stderr)
     if args.json:
         _print_json(stats.to_json())
         return 0
@@ -502,6 +505,13 @@ def _cmd_tokenize_corpus(args: argparse.Namespace) -> int:
     resumed = f" ({stats.resumed:,} kept from an earlier run)" if stats.resumed else ""
     print(f"wrote {stats.written:,} records to {len(stats.shards):,} shards in {args.output}{resumed}")
     return 0
+
+
+def _column_list(spec: str | None) -> list[str] | None:
+    """``--columns a,b`` as a list (``--columns ''``: none); None without the flag (all)."""
+    if spec is None:
+        return None
+    return [name.strip() for name in spec.split(",") if name.strip()]
 
 
 def _shard_bytes(args: argparse.Namespace) -> dict[str, int]:
@@ -519,7 +529,7 @@ def _cmd_tokenize(args: argparse.Namespace) -> int:
     if args.output is not None:
         return _cmd_tokenize_corpus(args)
     corpus_flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.min_tokens)
-    corpus_flags += (args.on_error, args.shard_mb)
+    corpus_flags += (args.on_error, args.shard_mb, args.columns)
     if any(v is not None for v in (*corpus_flags, args.ray_address)) or args.engine != "local" or len(args.files) > 1:
         raise CliError("the corpus tokenizer writes Parquet shards: pass --output DIR")
     tok = load_tokenizer(args.model)
@@ -826,6 +836,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--overwrite", action="store_true", help="corpus mode: replace shards of a different job in DIR"
     )
     tokenize.add_argument(
+        "--columns",
+        metavar="NAMES",
+        help="corpus mode: the input columns the shards keep, comma-separated ('' for none: only input_ids and "
+        "num_tokens; default: every field of every record)",
+    )
+    tokenize.add_argument(
         "--shard-mb",
         type=float,
         metavar="MB",
@@ -911,15 +927,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:  # bad input caught by the library (messages, formats, ids)
         print(f"toklane: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        sys.stderr.close()  # output piped into `head`: nothing to report
+        return 0
+    except OSError as exc:  # a file the command reads or writes: one line naming it
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"toklane: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except ModuleNotFoundError as exc:  # an optional dependency: name it and its extra, no traceback
         message = _missing_module_error(exc, getattr(args, "command", None))
         if message is None:
             raise
         print(f"toklane: error: {message}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        sys.stderr.close()  # output piped into `head`: nothing to report
-        return 0
     except KeyboardInterrupt:
         return 130
 

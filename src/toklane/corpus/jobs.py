@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from ..errors import InvalidArgumentError
 from .inputs import CorpusError, Split, expand_inputs, file_kind, plan_splits
-from .records import Options
+from .records import IDS, NUM_TOKENS, Options
 from .stats import CorpusStats, FileStats, Histogram, summarize
 from .work import (
     META_KEY,
@@ -28,6 +28,7 @@ from .work import (
     set_state,
     shard_path,
     tokenize_split,
+    unify_shards,
 )
 
 OnError = Literal["fail", "skip"]
@@ -120,7 +121,7 @@ def _plan(
     tok = None if name else load_tokenizer(model)
     if opts.want_ids and opts.messages_field is not None:
         _check_chat_markers(tok if tok is not None else load_tokenizer(model))
-    splits = plan_splits(files, split_bytes)
+    splits = plan_splits(files, split_bytes, required=[opts.name])
     return Job(name or tok.name, tuple(files), tuple(splits), opts, limits, workers, tok)
 
 
@@ -173,7 +174,10 @@ def _run_local(
         drain.start()
     try:
         pool = ProcessPoolExecutor(
-            job.workers, mp_context=context, initializer=init_worker, initargs=(job.model, job.opts, job.limits, queue)
+            job.workers,
+            mp_context=context,
+            initializer=init_worker,
+            initargs=(job.model, job.opts, job.limits, queue, os.getpid()),
         )
         pending: deque[Future[SplitResult]] = deque()
         try:
@@ -223,7 +227,8 @@ class _Merger:
         self.hist.add(result.lengths)
         self.written += result.written
 
-    def stats(self, shards: tuple[str, ...] = (), resumed: int = 0) -> CorpusStats:
+    def stats(self, shards: tuple[str, ...] = (), resumed: int = 0, columns: Any = None) -> CorpusStats:
+        """The job's statistics; for tokenize, ``columns`` is the shards' schema."""
         limits = self.job.limits
         return summarize(
             self.job.model,
@@ -235,7 +240,14 @@ class _Merger:
             written=self.written if self.job.tokenize else None,
             shards=shards,
             resumed=resumed,
+            columns=_describe(columns, self.job.opts.keep_columns) if columns is not None else None,
         )
+
+
+def _describe(schema: Any, keep: tuple[str, ...] | None) -> tuple[tuple[str, ...], ...]:
+    from .columns import describe
+
+    return describe(schema, keep)
 
 
 def _run(job: Job, engine: str, ray_address: str | None, progress: Progress | None) -> CorpusStats:
@@ -260,7 +272,9 @@ def _run(job: Job, engine: str, ray_address: str | None, progress: Progress | No
             merger.add(split, done[split.index] if split.index in done else next(results))
     finally:
         results.close()
-    return merger.stats(tuple(shard_path(job.limits.output or "", s.index) for s in job.splits), len(done))
+    shards = [shard_path(job.limits.output or "", s.index) for s in job.splits]
+    schema = unify_shards(shards, job.workers)
+    return merger.stats(tuple(shards), len(done), schema)
 
 
 # --------------------------------------------------------------------------- tokenize: output and resume
@@ -281,6 +295,7 @@ def fingerprint(job: Job, split_bytes: int) -> str:
         "add_generation_prompt": job.opts.add_generation_prompt,
         "max_tokens": job.limits.max_tokens,
         "min_tokens": job.limits.min_tokens,
+        "keep_columns": job.opts.keep_columns,
     }
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -311,6 +326,20 @@ def _finished_shards(job: Job) -> dict[int, SplitResult]:
             )
         done[expected[path]] = found[1]
     return done
+
+
+def _keep_columns(keep: Iterable[str] | None) -> tuple[str, ...] | None:
+    if keep is None:
+        return None
+    if isinstance(keep, str):
+        raise InvalidArgumentError("keep_columns", f"must be a list of column names, not the string {keep!r}")
+    names = tuple(dict.fromkeys(keep))
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise InvalidArgumentError("keep_columns", f"holds {name!r}: column names are non-empty strings")
+        if name in (IDS, NUM_TOKENS):
+            raise InvalidArgumentError("keep_columns", f"names {name!r}: the shards always hold it")
+    return names
 
 
 # --------------------------------------------------------------------------- public API
@@ -362,6 +391,7 @@ def tokenize_corpus(
     on_error: OnError = "fail",
     add_generation_prompt: bool = False,
     overwrite: bool = False,
+    keep_columns: Iterable[str] | None = None,
     progress: Progress | None = None,
     engine: Engine = "local",
     ray_address: str | None = None,
@@ -369,8 +399,11 @@ def tokenize_corpus(
 ) -> CorpusStats:
     """Tokenize every record in ``inputs`` into Parquet shards ``output/part-00000.parquet``, ...
 
-    Each shard keeps the input columns (text files: ``text`` and ``path``) and adds
-    ``input_ids`` (``list<int32>``) and ``num_tokens`` (``int32``); records longer than
+    Each shard keeps every input column (text files: ``text`` and ``path``), or only
+    ``keep_columns`` (``[]``: none), and adds ``input_ids`` (``list<int32>``) and
+    ``num_tokens`` (``int32``). All shards of a job have one schema: every field of any
+    record, null where a record lacks it; a field whose values share no one type holds their
+    JSON text (``stats.json_columns``; docs/corpus.md, "Columns"). Records longer than
     ``max_tokens`` or shorter than ``min_tokens`` are left out (and counted in the
     statistics). Rows are in input order: shard by shard, then row by row, for any number
     of workers. A shard holds about ``shard_bytes`` of input and is written under a
@@ -386,7 +419,8 @@ def tokenize_corpus(
         needs = 'writing Parquet shards needs pyarrow: pip install "toklane[corpus]"'
         raise CorpusError(os.fspath(output), needs) from None
     output = os.path.expanduser(os.fspath(output))
-    opts = Options(text_field, messages_field, add_generation_prompt, want_ids=True)
+    keep = _keep_columns(keep_columns)
+    opts = Options(text_field, messages_field, add_generation_prompt, want_ids=True, keep_columns=keep)
     limits = Limits(on_error, max_tokens, min_tokens, output, overwrite=overwrite)
     job = _plan(inputs, model, opts, limits, workers, engine, max(shard_bytes, 1))
     limits.fingerprint = fingerprint(job, max(shard_bytes, 1))

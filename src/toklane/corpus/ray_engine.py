@@ -49,10 +49,20 @@ except ModuleNotFoundError as exc:  # pragma: no cover - exercised only without 
         "engine", "'ray' needs Ray Data, which is not installed: pip install \"toklane[ray]\""
     ) from None
 
+from .columns import unify_tables
 from .inputs import CorpusError, Piece, Split, read_chunks
 from .records import Options, encode_items
 from .stats import Histogram
-from .work import Limits, SplitResult, build_table, prepare_output, shard_path, single_thread_env, write_shard
+from .work import (
+    Limits,
+    SplitResult,
+    build_table,
+    prepare_output,
+    shard_path,
+    single_thread_env,
+    unify_shards,
+    write_shard,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -62,6 +72,10 @@ if TYPE_CHECKING:
 # Helper columns the source adds to every block (and the encoder drops).
 SPLIT, PIECE, LINE, RAW = "__toklane_split", "__toklane_piece", "__toklane_line", "__toklane_raw"
 HELPERS = (SPLIT, PIECE, LINE)
+# tokenize: the encoder's kept rows travel to the sink as one Arrow IPC stream per block, in this column.
+# Blocks of one job differ in columns and types until the sink gives them one schema (Ray Data would
+# otherwise concatenate them with its own rules, which refuse some and convert others).
+ROWS = "__toklane_rows"
 
 
 # --------------------------------------------------------------------------- reading
@@ -82,10 +96,10 @@ def _chunk_table(split: int, p: int, piece: Piece, first: int, items: Any) -> pa
     return table.append_column(LINE, pa.array(np.arange(first, first + n, dtype=np.int64)))
 
 
-def _read_split(split: Split, columns: list[str] | None, state: Any) -> Iterator[pa.Table]:
+def _read_split(split: Split, columns: list[str] | None, required: str, state: Any) -> Iterator[pa.Table]:
     try:
         for p, piece in enumerate(split.pieces):
-            for first, items in read_chunks(piece, columns):
+            for first, items in read_chunks(piece, columns, required):
                 yield _chunk_table(split.index, p, piece, first, items)
     except CorpusError as exc:
         ray.get(state.fail.remote(exc.field, exc.reason))
@@ -95,16 +109,17 @@ def _read_split(split: Split, columns: list[str] | None, state: Any) -> Iterator
 class SplitSource(Datasource):
     """A Ray Data datasource over a job's splits: one read task per split, in order."""
 
-    def __init__(self, splits: Iterable[Split], columns: list[str] | None, state: Any):
+    def __init__(self, splits: Iterable[Split], columns: list[str] | None, required: str, state: Any):
         self.splits = tuple(splits)
         self.columns = columns
+        self.required = required
         self.state = state
 
     def estimate_inmemory_data_size(self) -> int | None:
         return sum(s.nbytes for s in self.splits)
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None, **_: Any) -> list[ReadTask]:
-        columns, state = self.columns, self.state
+        columns, required, state = self.columns, self.required, self.state
         tasks = []
         for split in self.splits:
             meta = BlockMetadata(
@@ -114,7 +129,11 @@ class SplitSource(Datasource):
                 exec_stats=None,
             )
             tasks.append(
-                ReadTask(lambda s=split: _read_split(s, columns, state), meta, per_task_row_limit=per_task_row_limit)
+                ReadTask(
+                    lambda s=split: _read_split(s, columns, required, state),
+                    meta,
+                    per_task_row_limit=per_task_row_limit,
+                )
             )
         return tasks
 
@@ -221,7 +240,7 @@ class Encoder:
                     line, reason = enc.errors[0]
                     where = f"{piece.path}:{_line_base(piece) + line}"
                     raise _BadRecord(where, f"{reason} (--on-error skip to read the rest)", s)
-                table = build_table(piece.kind, items, enc, self.limits, f"{piece.path}:{first}")
+                table = build_table(piece.kind, items, enc, self.opts, self.limits, f"{piece.path}:{first}")
                 written = table.num_rows
                 tables.append(table)
             counts.append(
@@ -242,7 +261,25 @@ class Encoder:
             ray.get(self.state.add.remote(counts))
         if not tables:
             return pa.table({})
-        return pa.concat_tables(tables, promote_options="permissive")
+        return pa.table({ROWS: pa.array([_to_ipc(unify_tables(tables))], type=pa.large_binary())})
+
+
+def _to_ipc(table: pa.Table) -> bytes:
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _from_ipc(block: pa.Table) -> list[pa.Table]:
+    """The tables an encoder sent in ``block`` (see :data:`ROWS`)."""
+    import pyarrow as pa
+
+    if ROWS not in block.column_names:
+        return []
+    return [pa.ipc.open_stream(pa.py_buffer(data)).read_all() for data in block.column(ROWS).to_pylist()]
 
 
 def _counts_schema() -> pa.Schema:
@@ -379,14 +416,11 @@ class ShardSink(Datasink):
         return True
 
     def write(self, blocks: Iterable[Any], ctx: Any) -> str | None:
-        import pyarrow as pa
-
-        tables = [BlockAccessor.for_block(b).to_arrow() for b in blocks]
-        tables = [t for t in tables if t.num_rows]
+        tables = [t for b in blocks for t in _from_ipc(BlockAccessor.for_block(b).to_arrow()) if t.num_rows]
         if not tables:
             return None
         final = shard_path(self.output, ctx.task_idx)
-        write_shard(pa.concat_tables(tables, promote_options="permissive"), final)
+        write_shard(unify_tables(tables), final)
         return final
 
     def on_write_complete(self, write_result: Any) -> None:
@@ -463,7 +497,8 @@ class _Runner:
 
     def _dataset(self, todo: tuple[Split, ...], limits: Limits) -> Any:
         job = self.job
-        source = SplitSource(todo, None if limits.output else [job.opts.name], self.state)
+        columns = job.opts.input_columns() if limits.output else [job.opts.name]
+        source = SplitSource(todo, columns, job.opts.name, self.state)
         ds = ray.data.read_datasource(source, num_cpus=0, concurrency=self.io_tasks)
         size = self.size
         pool = (
@@ -576,10 +611,11 @@ class _Runner:
             for split in job.splits:
                 self.merger.add(split, counts.result(split))
             self.merger.hist.add(counts.hist.counts)
+            schema = unify_shards(list(sink.shards), self.size)
         except CorpusError:
             prepare_output(output, overwrite=True)
             raise
-        return self.merger.stats(tuple(sink.shards))
+        return self.merger.stats(tuple(sink.shards), columns=schema)
 
     def _first_bad_record(self, bad_split: int) -> None:
         """Raise the first bad record in input order, as the local engine does, once a worker

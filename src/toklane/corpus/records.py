@@ -6,12 +6,15 @@ Used alike by the local workers and the Ray engine, so both give the same answer
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..tokenizer import Tokenizer
+
+IDS, NUM_TOKENS = "input_ids", "num_tokens"  # the columns tokenize adds to a record's
 
 
 @dataclass(frozen=True)
@@ -22,10 +25,20 @@ class Options:
     messages_field: str | None
     add_generation_prompt: bool = False
     want_ids: bool = False  # tokenize: the ids and the kept rows, not only the lengths
+    keep_columns: tuple[str, ...] | None = None  # tokenize: the input columns the shards keep (None: all)
 
     @property
     def name(self) -> str:
         return self.text_field or self.messages_field or "text"
+
+    def input_columns(self) -> list[str] | None:
+        """The Parquet columns a job reads: the field alone (count), the field and the kept
+        columns (tokenize with ``keep_columns``), or all (None)."""
+        if not self.want_ids:
+            return [self.name]
+        if self.keep_columns is None:
+            return None
+        return list(dict.fromkeys([*self.keep_columns, self.name]))
 
 
 @dataclass
@@ -40,6 +53,34 @@ class Encoded:
     offsets: Any = None
     rows: list[Any] = field(default_factory=list)
     errors: list[tuple[int, str]] = field(default_factory=list)
+
+
+# Where a JSON line may hold a lone surrogate: a \\uD800-\\uDFFF escape (json decodes it alone) or
+# the same code point written as raw (invalid) UTF-8 bytes (json reads bytes with "surrogatepass").
+_MAYBE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_problem(value: Any) -> str | None:
+    """Where ``value`` (a decoded JSON value) holds a lone surrogate, as a reason; None if nowhere."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                return (
+                    f"{where or 'the value'} holds a lone surrogate (U+{ord(found.group()):04X} at index "
+                    f"{found.start()}): not valid Unicode text"
+                )
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if _SURROGATE.search(key):
+                    return f"{where or 'the record'} has a key holding a lone surrogate: not valid Unicode text"
+                stack.append((sub, f"{where}.{key}" if where else f"field {key!r}"))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{where}[{i}]") for i, sub in enumerate(item))
+    return None
 
 
 def _value(kind: str, item: Any, opts: Options) -> tuple[Any, Any] | str:
@@ -61,8 +102,41 @@ def _value(kind: str, item: Any, opts: Options) -> tuple[Any, Any] | str:
             return f"not JSON ({exc})"
         if not isinstance(obj, dict) or opts.name not in obj:
             return f"no field {opts.name!r}"
+        if _MAYBE_SURROGATE.search(item):
+            problem = surrogate_problem(obj)
+            if problem:
+                return problem
         return obj, obj[opts.name]
+    if isinstance(item, _NotText):
+        return item.reason
     return None, item  # parquet: the column value
+
+
+class _NotText:
+    """A Parquet string value that is not valid UTF-8 (Parquet readers do not check)."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+def _parquet_values(batch: Any, name: str, path: str) -> list[Any]:
+    """The values of column ``name`` of a Parquet batch, as Python objects."""
+    from .inputs import CorpusError
+
+    index = batch.schema.get_field_index(name)
+    if index < 0:  # checked when the job is planned; never read another column in its place
+        raise CorpusError(path, f"no column {name!r} (columns: {', '.join(batch.schema.names)})")
+    data = batch.column(index)
+    try:
+        return data.to_pylist()
+    except UnicodeDecodeError:
+        values: list[Any] = []
+        for k in range(len(data)):
+            try:
+                values.append(data[k].as_py())
+            except UnicodeDecodeError as exc:
+                values.append(_NotText(f"field {name!r} is not valid UTF-8 (at byte {exc.start})"))
+        return values
 
 
 def _check(value: Any, opts: Options) -> str | None:
@@ -84,7 +158,7 @@ def encode_items(tok: Tokenizer, kind: str, first_line: int, items: Any, opts: O
     from ..tokenizer.chat import validate_messages
 
     out = Encoded()
-    values = items.column(items.schema.get_field_index(opts.name)).to_pylist() if kind == "parquet" else items
+    values = _parquet_values(items, opts.name, path) if kind == "parquet" else items
     texts: list[str] = []
     slots: list[Any] = []  # per record: None (its text is in texts, in order) or a count
     for offset, item in enumerate(values):

@@ -45,6 +45,9 @@ class CorpusStats:
     written: int | None = None  # tokenize: rows written to the shards
     shards: tuple[str, ...] = field(default=())  # tokenize: the shard files, in order
     resumed: int = 0  # tokenize: finished shards found and kept from an earlier run
+    columns: tuple[str, ...] = field(default=())  # tokenize: the shards' input columns (all shards share them)
+    json_columns: tuple[str, ...] = field(default=())  # tokenize: columns holding each value's JSON text
+    notes: tuple[str, ...] = field(default=())  # what the user should know (a column as JSON text, ...)
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -66,6 +69,9 @@ class CorpusStats:
                 written=self.written,
                 shards=list(self.shards),
                 resumed=self.resumed,
+                columns=list(self.columns),
+                json_columns=list(self.json_columns),
+                notes=list(self.notes),
             )
         return out
 
@@ -138,8 +144,11 @@ def summarize(
     written: int | None = None,
     shards: tuple[str, ...] = (),
     resumed: int = 0,
+    columns: tuple[tuple[str, ...], ...] | None = None,
 ) -> CorpusStats:
+    """The statistics; ``columns``: (input columns, JSON-text columns, notes) of tokenize's shards."""
     nonzero = np.nonzero(hist.counts)[0]
+    names, as_json, notes = columns or ((), (), ())
     return CorpusStats(
         model=model,
         files=files,
@@ -158,4 +167,7 @@ def summarize(
         written=written,
         shards=shards,
         resumed=resumed,
+        columns=names,
+        json_columns=as_json,
+        notes=notes,
     )
