@@ -222,34 +222,10 @@ def test_keep_columns(tmp_path):
     pq.write_table(pa.table({"text": ["x y", "z"], "big": [b"\0" * 10, b"1"], "id": [7, 8]}), tmp_path / "p.parquet")
     out = tokenize_corpus(tmp_path / "p.parquet", tmp_path / "pq", "qwen3.6", text_field="text", keep_columns=["id"])
     assert pq.read_table(out.shards[0]).column_names == ["id", *IDS]
-    proc = run(
-        "tokenize",
-        str(src),
-        "--model",
-        "qwen3.6",
-        "--text-field",
-        "text",
-        "--output",
-        str(tmp_path / "cli"),
-        "--columns",
-        "id,meta",
-        "--no-progress",
-        "--json",
-    )
+    cli = ["tokenize", str(src), "--model", "qwen3.6", "--text-field", "text", "--no-progress"]
+    proc = run(*cli, "--output", str(tmp_path / "cli"), "--columns", "id,meta", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["columns"] == ["id", "meta"], proc.stderr
-    proc = run(
-        "tokenize",
-        str(src),
-        "--model",
-        "qwen3.6",
-        "--text-field",
-        "text",
-        "--output",
-        str(tmp_path / "c2"),
-        "--columns",
-        "",
-        "--no-progress",
-    )
+    proc = run(*cli, "--output", str(tmp_path / "c2"), "--columns", "")
     assert proc.returncode == 0 and pq.read_table(tmp_path / "c2").column_names == list(IDS)
 
 
