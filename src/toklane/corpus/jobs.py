@@ -227,9 +227,14 @@ class _Merger:
         self.hist.add(result.lengths)
         self.written += result.written
 
-    def stats(self, shards: tuple[str, ...] = (), resumed: int = 0, columns: Any = None) -> CorpusStats:
-        """The job's statistics; for tokenize, ``columns`` is the shards' schema."""
+    def stats(self, shards: tuple[str, ...] = (), resumed: int = 0, schema: Any = None) -> CorpusStats:
+        """The job's statistics; for tokenize, ``schema`` is the shards' (one for all)."""
         limits = self.job.limits
+        columns = None
+        if schema is not None:
+            from .columns import describe  # pyarrow: only tokenize gets here
+
+            columns = describe(schema, self.job.opts.keep_columns)
         return summarize(
             self.job.model,
             tuple(FileStats(p, *self.per_file[p]) for p in self.job.files),
@@ -240,14 +245,8 @@ class _Merger:
             written=self.written if self.job.tokenize else None,
             shards=shards,
             resumed=resumed,
-            columns=_describe(columns, self.job.opts.keep_columns) if columns is not None else None,
+            columns=columns,
         )
-
-
-def _describe(schema: Any, keep: tuple[str, ...] | None) -> tuple[tuple[str, ...], ...]:
-    from .columns import describe
-
-    return describe(schema, keep)
 
 
 def _run(job: Job, engine: str, ray_address: str | None, progress: Progress | None) -> CorpusStats:

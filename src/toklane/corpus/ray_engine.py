@@ -615,7 +615,7 @@ class _Runner:
         except CorpusError:
             prepare_output(output, overwrite=True)
             raise
-        return self.merger.stats(tuple(sink.shards), columns=schema)
+        return self.merger.stats(tuple(sink.shards), schema=schema)
 
     def _first_bad_record(self, bad_split: int) -> None:
         """Raise the first bad record in input order, as the local engine does, once a worker
