@@ -553,6 +553,8 @@ def _cmd_tokenize(args: argparse.Namespace) -> int:
 def _cmd_models(args: argparse.Namespace) -> int:
     from .tokenizer.registry import bundled_table
 
+    if args.explain is not None:
+        return _explain_model(args.explain, args.json)
     rows = []
     for entry in bundled_table():
         row: dict[str, Any] = {
@@ -579,6 +581,20 @@ def _cmd_models(args: argparse.Namespace) -> int:
         print(f"{row['name']:<16} {row['engine']:<11} {row['package']}{size}")
         print(f"{'':<16} {row['description']}")
         print(f"{'':<16} aliases: {', '.join(row['aliases'])}")
+    return 0
+
+
+def _explain_model(spec: str, as_json: bool) -> int:
+    """``toklane models --explain SPEC``: load it and say which engine runs it and why."""
+    from . import load_tokenizer
+
+    tok = load_tokenizer(spec)
+    row = {"name": tok.name, "source": tok.source, "engine": tok.engine, "reason": tok.engine_reason}
+    if as_json:
+        print(json.dumps(row, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{tok.name}: engine {tok.engine} (vocab_size={tok.vocab_size:,}, {len(tok.special_tokens):,} added tokens)")
+    print(f"  {tok.engine_reason}")
     return 0
 
 
@@ -860,6 +876,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--sizes",
         action="store_true",
         help="show each tokenizer's id space, token count and special-token count (no loading)",
+    )
+    models.add_argument(
+        "--explain",
+        metavar="PATH",
+        help="load a tokenizer (a path, or a bundled name) and say which engine runs it and why",
     )
     models.add_argument("--json", action="store_true", help="print JSON")
     models.set_defaults(func=_cmd_models)

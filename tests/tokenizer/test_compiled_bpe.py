@@ -1,4 +1,4 @@
-"""toklane's compiled encoder (``toklane._bpe`` behind :mod:`toklane.tokenizer.compiled`).
+"""toklane's compiled encoder (``toklane._bpe`` behind :mod:`toklane.tokenizer.engines.compiled`).
 
 The compiled DeepSeek-V4 and Qwen3.5/3.6 grammars and rank merges are compared
 with the tiktoken engine over the same pattern and ranks (the reference for
@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 import toklane
 from toklane import _bpe
-from toklane.tokenizer import compiled, deepseek_v4, patterns, unicode_classes
+from toklane.tokenizer import deepseek_v4, patterns, unicode_classes
+from toklane.tokenizer.engines import compiled
 from toklane.tokenizer.pieces import PARALLEL_MIN
 
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 import toklane
 from toklane import gather
 from toklane.tokenizer import core
-from toklane.tokenizer.backends import RankedBPEBackend
 from toklane.tokenizer.bundled import BUNDLED
+from toklane.tokenizer.engines.ranked import RankedBPEBackend
 
 NAMES = [b.name for b in BUNDLED]
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import toklane
 from tests.references import CORPUS, TiktokenReference, quicktok_ranks, tiktoken_ranks
-from toklane.tokenizer import patterns, quickranks
+from toklane.tokenizer import patterns
+from toklane.tokenizer.engines import quickranks
 from toklane.tokenizer.pieces import parallel_pieces
 
 # --------------------------------------------------------------------------- references
@@ -355,7 +356,7 @@ def test_added_token_scan_matches_the_longest_first_alternation(tokens, text):
     longest-first alternation of them."""
     import re
 
-    from toklane.tokenizer.backends import _literals
+    from toklane.tokenizer.engines.base import _literals
 
     plain = re.compile("|".join(map(re.escape, sorted(tokens, key=lambda s: (-len(s), s)))))
     added = _literals(tokens)

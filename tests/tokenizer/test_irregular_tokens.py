@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 import toklane
 from tests.references import quicktok_ranks, tiktoken_ranks
 from tests.tokenizer.test_fast_engines import _tekken_path, ours, reference
-from toklane.tokenizer import patterns, quickranks
-from toklane.tokenizer.compiled import CompiledEngine
+from toklane.tokenizer import patterns
+from toklane.tokenizer.engines import quickranks
+from toklane.tokenizer.engines.compiled import CompiledEngine
 from toklane.tokenizer.irregular import find_irregular
 
 WITH_IRREGULAR = ["llama3", "qwen3.6"]

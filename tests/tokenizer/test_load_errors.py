@@ -144,7 +144,7 @@ def test_tokenizer_config_points_to_its_folder(tmp_path, deepseek_json):
 @pytest.mark.parametrize(
     "files, found",
     [
-        ({"tokenizer.model": b"\n\x05hello", "tokenizer_config.json": b"{}"}, "SentencePiece .model file"),
+        ({"tokenizer.model": b"\n\x05hello", "tokenizer_config.json": b"{}"}, "not a valid SentencePiece model"),
         ({"vocab.json": b"{}", "merges.txt": b"#version: 0.2\n"}, "vocab.json + merges.txt"),
         ({"tokenizer_config.json": b"{}", "config.json": b"{}"}, "tokenizer_config.json but no tokenizer.json"),
         ({"a.tiktoken": b"", "b.tiktoken": b""}, "folder holds 2 .tiktoken files (a.tiktoken, b.tiktoken)"),

@@ -9,7 +9,7 @@ tokenizer at import time).
 
 Each bundled tokenizer uses the fastest engine that is exact for it: quicktok
 where it has a scanner for the pre-tokenisation pattern (over ranks it does not
-bundle too, :mod:`toklane.tokenizer.quickranks`; Qwen3.5/3.6 with tiktoken for
+bundle too, :mod:`toklane.tokenizer.engines.quickranks`; Qwen3.5/3.6 with tiktoken for
 the words holding a combining mark), tiktoken otherwise (DeepSeek-V4's
 three-stage pre-tokeniser as one pattern, see
 :mod:`toklane.tokenizer.deepseek_v4`), HF ``tokenizers`` for other
@@ -26,24 +26,32 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TokenizerLoadError
-from . import deepseek_v4, irregular, patterns, quickranks
-from .backends import AddedToken, HFBackend, QuicktokEngine, RankedBPEBackend, TiktokenEngine
-from .compiled import NATIVE as compiled_in_use
-from .compiled import compiled_engine
-from .compiled import handles as compiled_handles
+from . import deepseek_v4, irregular, patterns
 from .core import Tokenizer
+from .engines import quickranks
+from .engines.base import AddedToken
+from .engines.choose import choose_engine
+from .engines.compiled import NATIVE as compiled_in_use
+from .engines.compiled import compiled_engine
+from .engines.compiled import handles as compiled_handles
+from .engines.hf import HFBackend
+from .engines.quickranks import CheckedEngine
+from .engines.quicktok import QuicktokEngine
+from .engines.ranked import RankedBPEBackend
+from .engines.tiktoken import TiktokenEngine
 from .files import (
     PROBE_TEXT,
+    Pipeline,
     build_engine,
     check_ranks,
     check_tokenizer_json,
     load_json,
+    parse_sentencepiece,
     parse_tekken,
     parse_tiktoken_ranks,
     read_bytes,
     read_text,
 )
-from .quickranks import CheckedEngine
 
 
 def package_dir(module: str, distribution: str, extra: str | None = None) -> Path:
@@ -76,7 +84,7 @@ def ranks_engine(
     """A tiktoken engine over ``ranks`` (``offset..offset+N-1``, checked), built under
     guard and checked to round-trip a probe text (a pattern that skips or splits
     text wrongly fails here, at load, not on a user's first request).
-    ``splittable``: see :class:`~toklane.tokenizer.backends.TiktokenEngine`."""
+    ``splittable``: see :class:`~toklane.tokenizer.engines.tiktoken.TiktokenEngine`."""
     check_ranks(ranks, source, offset=offset)
     where = str(source)
     engine = build_engine(
@@ -270,7 +278,7 @@ def ranked_tokenizer(
         raise TokenizerLoadError(source, f"added-token ids of {name} overlap the BPE ranks")
     top = max([ordinary_ids[-1], *used])
     holes = [i for i in range(top + 1) if i not in used and i not in ordinary_ids]
-    return Tokenizer(
+    tok = Tokenizer(
         name,
         backend,
         vocab_size=top + 1,
@@ -279,16 +287,27 @@ def ranked_tokenizer(
         aliases=aliases,
         eos_token_ids=[by_name[e] for e in family.eos],
     )
+    tok.engine_reason = f"{tok.engine}: {_RANKED_REASONS.get(backend.engine, 'a ranks table and one pattern')}"
+    return tok
+
+
+# Why a ranks table (a .tiktoken file, tekken.json, a bundled vocabulary) runs on the engine it gets.
+_RANKED_REASONS = {
+    "compiled": "a ranks table whose pattern toklane compiles by hand (toklane._bpe: DeepSeek-V4, Qwen3.5/3.6)",
+    "quicktok": "a ranks table whose pattern quicktok has a hand-written scanner for; words it may read "
+    "differently (irregular tokens, new code points, marks) go to tiktoken",
+    "tiktoken": "a ranks table whose pattern neither toklane nor quicktok compiles: tiktoken's regex",
+}
 
 
 def fast_ranks_engine(
     name: str, pattern: str, ranks: dict[bytes, int], *, source: object, nfc: bool = False, offset: int = 0
 ) -> CheckedEngine | TiktokenEngine:
     """The fastest exact engine over ``ranks``: toklane's compiled encoder where it
-    compiles ``pattern`` (:mod:`.compiled`: Qwen3.5/3.6's); else quicktok where it has a scanner
-    for ``pattern`` (:mod:`.quickranks`; for Qwen3.5/3.6's pattern, Qwen2's),
+    compiles ``pattern`` (:mod:`.engines.compiled`: Qwen3.5/3.6's); else quicktok where it has a scanner
+    for ``pattern`` (:mod:`.engines.quickranks`; for Qwen3.5/3.6's pattern, Qwen2's),
     with tiktoken for the words it may read differently
-    (:class:`~.quickranks.CheckedEngine`); tiktoken alone otherwise. Each is
+    (:class:`~.engines.quickranks.CheckedEngine`); tiktoken alone otherwise. Each is
     checked at load as :func:`ranks_engine` checks tiktoken."""
     if compiled_handles(pattern):  # toklane's compiled encoder, with tiktoken as its reference
         reference = ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
@@ -327,7 +346,7 @@ def fast_ranks_engine(
 
 def _exact_engine(name: str, pattern: str, fast: QuicktokEngine) -> Callable[[], TiktokenEngine]:
     """Builds tiktoken over ``fast``'s ranks and ``pattern`` when first needed
-    (for the rare words :class:`~.quickranks.CheckedEngine` hands it)."""
+    (for the rare words :class:`~.engines.quickranks.CheckedEngine` hands it)."""
 
     def build() -> TiktokenEngine:
         ranks = {data: i for i, data in fast.iter_token_bytes()}
@@ -408,7 +427,7 @@ _DEEPSEEK_EOS = ("<｜end▁of▁sentence｜>",)
 
 
 def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
-    """DeepSeek-V4 on toklane's compiled encoder (:mod:`.compiled`; tiktoken where it
+    """DeepSeek-V4 on toklane's compiled encoder (:mod:`.engines.compiled`; tiktoken where it
     was not built): its pre-tokeniser as one pattern and its merges as ranks
     (:mod:`.deepseek_v4`; ids equal to HF ``tokenizers``, tested). A file
     that differs from the one that mapping was proven on loads with ``tokenizers``."""
@@ -416,22 +435,30 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
     source = str(path)
     text = read_text(path)
     data = load_json(text, source, "tokenizer.json")
-    if not deepseek_v4.compatible(data):
-        return hf_json_tokenizer(
-            "deepseek-v4", text, source=source, aliases=aliases, eos=_DEEPSEEK_EOS, parsed=data, trusted=True
-        )
+    return hf_json_tokenizer(
+        "deepseek-v4", text, source=source, aliases=aliases, eos=_DEEPSEEK_EOS, parsed=data, trusted=True
+    )
+
+
+def _compiled_json(name: str, data: Any, source: str, aliases: Iterable[str], eos: Iterable[str]) -> Tokenizer:
+    """A ``tokenizer.json`` whose pre-tokeniser is DeepSeek-V4's (:func:`.deepseek_v4.compatible`) on the
+    compiled encoder: the pre-tokeniser as one pattern, the merges as ranks. A file whose merges do not
+    replay as ranks, or whose added tokens overlap them, is a :class:`TokenizerLoadError` (the caller
+    then loads it with ``tokenizers``)."""
     ranks = deepseek_v4.ranks(data["model"], source)
     offset = min(ranks.values())
     added = [AddedToken(t["content"], t["id"], bool(t.get("special"))) for t in data["added_tokens"]]
-    family = RankedFamily(deepseek_v4.PATTERN, lambda: added, eos=_DEEPSEEK_EOS)
+    spelled = {t.content for t in added}
+    eos = tuple(eos) or tuple(n for n in _EOS_GUESSES if n in spelled)
+    family = RankedFamily(deepseek_v4.PATTERN, lambda: added, eos=tuple(n for n in eos if n in spelled))
     # Long whitespace runs are cut as for the other families: no alternative
     # takes horizontal whitespace after anything else, and a run is one pre-token
     # (tested in tests/tokenizer/test_total_encoding.py).
-    engine = ranks_engine("deepseek-v4", deepseek_v4.PATTERN, ranks, source=source, offset=offset, splittable=True)
+    engine = ranks_engine(name, deepseek_v4.PATTERN, ranks, source=source, offset=offset, splittable=True)
     # toklane's compiled encoder over the same pattern and ranks (3x tiktoken; tiktoken where not built)
     engine = _probed(compiled_engine(engine, deepseek_v4.PATTERN, ranks), source, source)
     return ranked_tokenizer(
-        "deepseek-v4",
+        name,
         family,
         engine,
         ordinary_ids=range(offset, offset + len(ranks)),
@@ -450,18 +477,51 @@ def hf_json_tokenizer(
     parsed: Any = None,
     trusted: bool = False,
 ) -> Tokenizer:
-    """A tokenizer over ``tokenizer.json`` text (HF ``tokenizers`` engine).
+    """A tokenizer over ``tokenizer.json`` text, on the engine :func:`.engines.choose.choose_engine`
+    picks for its pipeline (``tok.engine_reason`` says which and why): toklane's compiled encoder
+    where it compiles the pre-tokeniser, HF ``tokenizers`` otherwise, and fastokens in their place
+    once it pays where it runs the pipeline exactly (:mod:`.engines.staged`).
 
     The JSON is checked first (:func:`~toklane.tokenizer.files.check_tokenizer_json`);
     any failure of ``tokenizers`` itself, a Rust panic included, is a
     :class:`TokenizerLoadError`. ``parsed``: the JSON already parsed by the caller.
     ``trusted``: bundled data of a pinned package, whose check is skipped (it would
-    parse the JSON a second time: +25% cold-load time for deepseek-v4).
+    parse the JSON a second time: +25% cold-load time for deepseek-v4); bundled data
+    keeps its engine (no fastokens upgrade: the bundled tokenizers' engines are another change's).
     """
+    if parsed is None:
+        parsed = load_json(tokenizer_json, source, "tokenizer.json")
     if not trusted:
-        if parsed is None:
-            parsed = load_json(tokenizer_json, source, "tokenizer.json")
         check_tokenizer_json(parsed, source)
+    plan = choose_engine(parsed)
+    reason = plan.explain() if not trusted else plan.reason
+    tok = None
+    if plan.engine in ("compiled", "tiktoken"):
+        try:
+            tok = _compiled_json(name, parsed, source, aliases, eos)
+        except TokenizerLoadError as exc:
+            reason = f"tokenizers: DeepSeek-V4's pre-tokeniser, but not on the compiled encoder ({exc.reason})"
+    if tok is None:
+        tok = _hf_tokenizer(name, tokenizer_json, source=source, aliases=aliases, eos=eos)
+    tok.engine_reason = reason
+    if plan.upgrade == "fastokens" and not trusted:
+        from .engines import staged
+        from .engines.fastokens import FastokensBackend, build_seconds
+
+        decodes = all(step.get("type") == "ByteLevel" for step in Pipeline(parsed).decoders)
+        staged.schedule(
+            tok,
+            lambda exact: FastokensBackend(tokenizer_json, exact, decodes=decodes),
+            build_seconds(tok.vocab_size),
+            "fastokens",
+        )
+    return tok
+
+
+def _hf_tokenizer(
+    name: str, tokenizer_json: str, *, source: str, aliases: Iterable[str] = (), eos: Iterable[str] = ()
+) -> Tokenizer:
+    """A tokenizer over checked ``tokenizer.json`` text on HF ``tokenizers``."""
     backend = build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json))
     added = {t.content: t.id for t in backend.added_tokens}
     eos_names = list(eos) or [n for n in _EOS_GUESSES if n in added]
@@ -495,6 +555,16 @@ _EOS_GUESSES = (
 def _mistral_tekken(aliases: Iterable[str]) -> Tokenizer:
     path = package_dir("mistral_common", "mistral-common", extra="mistral") / "data" / "tekken_240718.json"
     return tekken_tokenizer("mistral-tekken", path, aliases=aliases)
+
+
+def _mistral_sentencepiece(name: str, file: str) -> Callable[[tuple[str, ...]], Tokenizer]:
+    """A SentencePiece model mistral-common ships (its ``data`` folder), on the sentencepiece library."""
+
+    def load(aliases: tuple[str, ...]) -> Tokenizer:
+        path = package_dir("mistral_common", "mistral-common", extra="mistral") / "data" / file
+        return sentencepiece_tokenizer(name, path, aliases=aliases)
+
+    return load
 
 
 def _deprecated_tekken_specials() -> list[dict[str, object]]:
@@ -539,6 +609,45 @@ def tekken_tokenizer(
     )
 
 
+def sentencepiece_tokenizer(
+    name: str,
+    path: str | os.PathLike[str],
+    *,
+    aliases: Iterable[str] = (),
+    eos: Iterable[str] = (),
+    reason: str = "",
+) -> Tokenizer:
+    """A SentencePiece ``.model`` file (BPE with byte fallback, or Unigram) on the ``sentencepiece``
+    library, the reference for these files (:mod:`.engines.sentencepiece`). The file is checked first
+    (:func:`~toklane.tokenizer.files.parse_sentencepiece`); the library is the ``sentencepiece`` extra."""
+    from .engines import sentencepiece as sp_engine
+
+    source = os.fspath(path)
+    model = parse_sentencepiece(read_bytes(path, source), source)
+    if not sp_engine.available():
+        raise TokenizerLoadError(
+            source, "a SentencePiece .model file needs the sentencepiece library (pip install 'toklane[sentencepiece]')"
+        )
+    backend = build_engine(
+        source, "not a valid SentencePiece model: loading it", lambda: sp_engine.SentencePieceBackend(model)
+    )
+    names = list(eos) or ([model.pieces[model.eos_id]] if model.eos_id >= 0 else [])
+    ids = {t.content: t.id for t in backend.added_tokens}
+    tok = Tokenizer(
+        name,
+        backend,
+        vocab_size=backend.vocab_size,
+        source=source,
+        aliases=aliases,
+        eos_token_ids=[ids[n] for n in names if n in ids],
+    )
+    tok.engine_reason = reason or (
+        f"sentencepiece: a SentencePiece {model.kind} model{' with byte fallback' if model.byte_fallback else ''}"
+        " (.model file): the sentencepiece library, its reference"
+    )
+    return tok
+
+
 # --------------------------------------------------------------------------- table
 
 
@@ -558,6 +667,9 @@ class BundledTokenizer:
     vocab_size: int = 0  # the id space: largest id + 1
     tokens: int = 0  # len(tokenizer): ids that hold a token
     special_tokens: int = 0  # len(tokenizer.special_tokens)
+    # The hook for the model's own chat template: its name or text, once the chat package renders
+    # bundled templates (None: the family format toklane.tokenizer.chat picks).
+    chat_template: str | None = None
 
 
 BUNDLED: tuple[BundledTokenizer, ...] = (
@@ -649,5 +761,68 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         vocab_size=131_072,
         tokens=131_072,
         special_tokens=1_000,
+    ),
+    # mistral-common's SentencePiece models (v1: Llama-style, 3 control pieces; v2/v3/v7: 32,768 pieces
+    # with [INST], tool-call and reference control pieces). Repo ids are aliases only where the repo's
+    # tokenizer.model is this very model (same pieces, same control ids: tests/tokenizer/test_names.py).
+    BundledTokenizer(
+        "mistral-v3",
+        (
+            "mistral_v3",
+            "mistralai/Mistral-7B-Instruct-v0.3",
+            "mistralai/Mistral-7B-v0.3",
+            "mistralai/Mixtral-8x22B-Instruct-v0.1",
+        ),
+        "mistral-common",
+        "sentencepiece",
+        "Mistral SentencePiece v3 (32,768 pieces, byte fallback; [INST]=3, [TOOL_CALLS]=5); optional extra",
+        _mistral_sentencepiece("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3"),
+        extra="mistral",
+        vocab_size=32_768,
+        tokens=32_768,
+        special_tokens=771,
+    ),
+    BundledTokenizer(
+        "mistral-v1",
+        (
+            "mistral_v1",
+            "mistralai/Mistral-7B-v0.1",
+            "mistralai/Mistral-7B-Instruct-v0.1",
+            "mistralai/Mistral-7B-Instruct-v0.2",
+            "mistralai/Mixtral-8x7B-v0.1",
+            "mistralai/Mixtral-8x7B-Instruct-v0.1",
+        ),
+        "mistral-common",
+        "sentencepiece",
+        "Mistral SentencePiece v1 (32,000 pieces, byte fallback; <unk> <s> </s>); optional extra",
+        _mistral_sentencepiece("mistral-v1", "tokenizer.model.v1"),
+        extra="mistral",
+        vocab_size=32_000,
+        tokens=32_000,
+        special_tokens=3,
+    ),
+    BundledTokenizer(
+        "mistral-v2",
+        ("mistral_v2",),
+        "mistral-common",
+        "sentencepiece",
+        "Mistral SentencePiece v2 (32,768 pieces; mistral-common's 2402 models); optional extra",
+        _mistral_sentencepiece("mistral-v2", "mistral_instruct_tokenizer_240216.model.v2"),
+        extra="mistral",
+        vocab_size=32_768,
+        tokens=32_768,
+        special_tokens=771,
+    ),
+    BundledTokenizer(
+        "mistral-v7",
+        ("mistral_v7",),
+        "mistral-common",
+        "sentencepiece",
+        "Mistral SentencePiece v7 (32,768 pieces; [SYSTEM_PROMPT], [REF]); optional extra",
+        _mistral_sentencepiece("mistral-v7", "mistral_instruct_tokenizer_241114.model.v7"),
+        extra="mistral",
+        vocab_size=32_768,
+        tokens=32_768,
+        special_tokens=771,
     ),
 )

@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from .. import gather
 from ..errors import InvalidTokenIdError, MissingTokenError
-from .backends import AddedToken, Backend, RankedBPEBackend
+from .engines.base import AddedToken, Backend
+from .engines.ranked import RankedBPEBackend
 
 TruncationSide = Literal["left", "right"]
 
@@ -96,13 +97,23 @@ class Tokenizer:
         self._decode_readers: list[gather.IdTable | bool | None] = [None, None]
         self._decoded = 0  # ids decoded by the backend while decode()'s reader was not worth building
         self.eos_token_ids: tuple[int, ...] = tuple(eos_token_ids)
+        #: Why :attr:`engine` runs this tokenizer, in one line (set by the loader; ``toklane models --explain``).
+        self.engine_reason = ""
+        self._upgrade: Any = None  # a faster engine built once it pays (.engines.staged), or None
         self._prefix, self._suffix = self._special_template()
 
     # ------------------------------------------------------------------ metadata
     @property
     def engine(self) -> str:
-        """The encoding engine in use: ``quicktok``, ``tiktoken`` or ``tokenizers``."""
+        """The encoding engine in use: ``compiled``, ``quicktok``, ``tiktoken``, ``fastokens``,
+        ``sentencepiece`` or ``tokenizers`` (:attr:`engine_reason` says why)."""
         return self._backend.engine
+
+    def _use_backend(self, backend: Backend) -> None:
+        """Serve from ``backend`` from now on: one that gives the same ids, template and text as the
+        current one (:mod:`.engines.staged` checks that before it swaps a faster engine in). Calls
+        under way finish on the backend they started on."""
+        self._backend = backend
 
     @property
     def vocab_size(self) -> int:
@@ -256,7 +267,7 @@ class Tokenizer:
         ``offsets[k + 1] - offsets[k]``: the shape Arrow list arrays and training
         pipelines take, built without a Python int per id where the engine allows
         (quicktok, for texts it encodes without tiktoken's help)."""
-        from .backends import flatten
+        from .engines.base import flatten
 
         texts = _texts(texts, "encode_batch_flat")
         if add_special_tokens and (self._prefix or self._suffix):
@@ -324,7 +335,7 @@ class Tokenizer:
         and fewer than :data:`_DECODE_AMORTIZE` ids per vocabulary entry were decoded: building it
         (0.1-0.25 s, shared with the detokenizer and the parsers) must pay for itself, not slow a
         one-off decode."""
-        if not isinstance(self._backend, RankedBPEBackend):
+        if not isinstance(getattr(self._backend, "inner", self._backend), RankedBPEBackend):  # (.engines.staged)
             reader: gather.IdTable | bool = False
         elif self._tables is None and self._decoded < _DECODE_AMORTIZE * self._vocab_size:
             self._decoded += n  # (unlocked: an approximate count is enough)

@@ -12,7 +12,7 @@ break that for some tokens, which are irregular:
 
 Llama 3 has 695, Qwen3.5/3.6 267. quicktok got words near them wrong (Llama 3
 `` việcc``: ``[ việc, c]``, tiktoken ``[ vi, ệ, cc]``), even words that hold none
-(``ннапример``). So :class:`~.quickranks.CheckedEngine` runs quicktok over the
+(``ннапример``). So :class:`~.engines.quickranks.CheckedEngine` runs quicktok over the
 vocabulary *without* them (then every token is regular, and any pre-token that
 holds no irregular token's text gets tiktoken's ids: rank BPE never applies
 their merges there), and hands the words that do hold one to tiktoken.

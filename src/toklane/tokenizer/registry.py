@@ -39,6 +39,7 @@ from .bundled import (
     ranked_tokenizer,
     ranks_engine,
     read_tiktoken_ranks,
+    sentencepiece_tokenizer,
     tekken_tokenizer,
 )
 from .core import Tokenizer
@@ -58,7 +59,10 @@ for _b in BUNDLED:
 _PATH_SUFFIXES = (".json", ".jsonl", ".tiktoken", ".model", ".txt", ".bin", ".vocab")
 
 #: What a path must hold (said by every "this is not a tokenizer file" error).
-EXPECTED = "expected a tokenizer.json, a Mistral tekken.json, a .tiktoken ranks file or a HF tokenizer folder"
+EXPECTED = (
+    "expected a tokenizer.json, a Mistral tekken.json, a .tiktoken ranks file, a SentencePiece .model file "
+    "or a HF tokenizer folder"
+)
 
 # Model-family prefixes of the last path component ("Qwen/Qwen3.5-9B" -> "qwen3.5-9b").
 _FAMILY_PREFIXES: tuple[tuple[str, str], ...] = (
@@ -84,6 +88,49 @@ _FAMILY_PREFIXES: tuple[tuple[str, str], ...] = (
     ("gpt-3.5", "cl100k_base"),
     ("mistral-nemo", "mistral-tekken"),
 )
+
+
+# Families whose vocabulary differs from every bundled one, though a bundled one looks close: their
+# repo ids are answered with why and which file to pass, never mapped by name (vocabulary facts).
+_NOT_BUNDLED: tuple[tuple[str, str], ...] = (
+    ("deepseek-r1-distill-qwen", "its vocabulary is Qwen2.5's with its own <think> ids, not the bundled qwen3's"),
+    ("deepseek-r1-distill-llama", "its vocabulary is Llama 3's with its own added tokens, not the bundled llama3's"),
+    (
+        "deepseek-r1",
+        "its added tokens differ from the bundled deepseek-v4's (which holds <think> at 128821, DSML and file tokens)",
+    ),
+    (
+        "deepseek-v3",
+        "its added tokens differ from the bundled deepseek-v4's (DeepSeek-V3's end at 128814 <｜tool▁sep｜>; "
+        "deepseek-v4 adds <think> at 128821, DSML and file tokens)",
+    ),
+    ("deepseek-v2", "its vocabulary is not bundled (the bundled deepseek-v4's differs)"),
+    ("llama-2", "a SentencePiece vocabulary that is not bundled"),
+    ("gemma", "a SentencePiece vocabulary that is not bundled"),
+    ("phi-", "a vocabulary that is not bundled"),
+)
+_NOT_BUNDLED_RE = re.compile("(" + "|".join(re.escape(p) for p, _ in _NOT_BUNDLED) + ")")
+_NOT_BUNDLED_WHY = dict(_NOT_BUNDLED)
+
+
+class NotBundledError(UnknownTokenizerError):
+    """A model id of a known family whose vocabulary is not bundled: says why, and which file to pass."""
+
+    def __init__(self, spec: str, known: Any, why: str):
+        super().__init__(spec, known)
+        self.why = why
+
+    def __str__(self) -> str:
+        return (
+            f"tokenizer {self.spec!r} is not bundled: {self.why}; pass the model's own tokenizer file or its "
+            "folder (load_tokenizer('path/to/model/') reads tokenizer.json, tokenizer.model or tekken.json)"
+        )
+
+
+def _not_bundled(spec: str) -> str | None:
+    """Why a model id of a known family is not served by a bundled vocabulary, or None."""
+    match = _NOT_BUNDLED_RE.match(spec.strip().lower().rsplit("/", 1)[-1])
+    return _NOT_BUNDLED_WHY[match.group(1)] if match else None
 
 
 # Anchored alternation in table order (longer prefixes first): linear in the spec, no backtracking.
@@ -371,6 +418,9 @@ def load_tokenizer(spec: Any, *, refresh: bool = False) -> Tokenizer:
             return _load_bundled(name)
         if _looks_like_path(spec):
             raise _no_such_path(spec, spec)
+        why = _not_bundled(spec)
+        if why is not None:
+            raise NotBundledError(spec, _BY_NAME, why)
         raise UnknownTokenizerError(spec, _BY_NAME, suggest_names(spec))
     tok = _objects.get(spec)  # before the PathLike test, an ABC check that costs more than this lookup
     if tok is not None and not refresh:
@@ -449,6 +499,12 @@ def _pick_file(path: Path) -> Path:
     tiktoken_files = [n for n in names if n.endswith(".tiktoken")]
     if len(tiktoken_files) == 1:
         return path / tiktoken_files[0]
+    if not tiktoken_files:
+        model_files = [n for n in names if n.endswith(".model")]
+        if "tokenizer.model" in model_files:
+            return path / "tokenizer.model"
+        if len(model_files) == 1:
+            return path / model_files[0]
     raise TokenizerLoadError(str(path), _folder_problem(names, tiktoken_files))
 
 
@@ -462,8 +518,10 @@ def _folder_problem(names: list[str], tiktoken_files: list[str]) -> str:
         "(AutoTokenizer.from_pretrained(folder).save_pretrained(folder)) or pass the loaded fast tokenizer object"
     )
     has = set(names)
-    if "tokenizer.model" in has or any(n.endswith(".model") for n in names):
-        return f"folder has a SentencePiece .model file but no tokenizer.json (SentencePiece is not read); {convert}"
+    models = [n for n in names if n.endswith(".model")]
+    if models:
+        shown = ", ".join(models[:4]) + (", ..." if len(models) > 4 else "")
+        return f"folder holds {len(models)} SentencePiece .model files ({shown}); pass the path of one of them"
     if "vocab.json" in has and "merges.txt" in has:
         return f"folder has vocab.json + merges.txt (a slow GPT-2-style tokenizer) but no tokenizer.json; {convert}"
     if "tokenizer_config.json" in has:
@@ -497,6 +555,8 @@ def _read_path(target: Path, spec: str) -> Tokenizer:
         raise TokenizerLoadError(str(target), f"found {_describe_json(data, target)}; {EXPECTED}")
     if suffix == ".tiktoken" or _TIKTOKEN_LINE.match(head.split(b"\n", 1)[0].strip()):
         return _read_tiktoken_file(target, spec)
+    if suffix == ".model" or (head[:1] == b"\x0a" and b"\x00" in head):  # a serialised ModelProto
+        return sentencepiece_tokenizer(spec, target)
     raise TokenizerLoadError(str(target), f"found {_describe_bytes(head, suffix)}; {EXPECTED}")
 
 
@@ -545,8 +605,6 @@ def _describe_bytes(head: bytes, suffix: str) -> str:
     except UnicodeDecodeError as exc:
         text = head[: exc.start].decode("utf-8") if exc.start > len(head) - 4 else None
     if text is None or "\x00" in text:
-        if suffix == ".model" or head[:1] == b"\x0a":
-            return "binary data (a SentencePiece .model? SentencePiece is not read: pass the model's tokenizer.json)"
         return "binary data"
     first = text.lstrip().split("\n", 1)[0].strip()
     clipped = first if len(first) <= 40 else first[:40] + "..."
@@ -681,8 +739,8 @@ def _to_str(tok: Any, label: str) -> str:
 
 
 def _tiktoken_builder(enc: Any) -> Callable[[], Tokenizer]:
-    from .backends import AddedToken
     from .bundled import RankedFamily
+    from .engines.base import AddedToken
 
     name = enc.name
     pattern = enc._pat_str
@@ -712,6 +770,7 @@ def _tiktoken_builder(enc: Any) -> Callable[[], Tokenizer]:
 
 
 __all__ = [
+    "NotBundledError",
     "ToklaneError",
     "bundled_names",
     "bundled_table",

@@ -27,14 +27,14 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from . import unicode_classes
-from .backends import TiktokenEngine
-from .pieces import PARALLEL_MIN
+from .. import unicode_classes
+from ..pieces import PARALLEL_MIN
+from ..unicode_classes import class_table
 from .quickranks import encode_parts
-from .unicode_classes import class_table
+from .tiktoken import TiktokenEngine
 
 try:
-    from .. import _bpe  # type: ignore[attr-defined]
+    from ... import _bpe  # type: ignore[attr-defined]
 except ImportError:  # built without a C compiler
     _bpe = None
 
@@ -55,7 +55,7 @@ _BATCH_PARALLEL_MIN = 1 << 15
 
 
 def _grammars() -> dict[str, tuple[int, tuple[tuple[int, int], ...]]]:
-    from . import deepseek_v4, patterns
+    from .. import deepseek_v4, patterns
 
     return {deepseek_v4.PATTERN: (_DEEPSEEK_V4, _CJK_DEEPSEEK_V4), patterns.QWEN3_5: (_QWEN3_5, ())}
 

@@ -28,12 +28,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from . import patterns
-from .irregular import Irregular
-from .pieces import PARALLEL_MIN, WHITESPACE, batch_runs
+from .. import patterns
+from ..irregular import Irregular
+from ..pieces import PARALLEL_MIN, WHITESPACE, batch_runs
 
 try:  # the compiled scan of the characters to check (else numpy, same positions)
-    from .. import _bpe  # type: ignore[attr-defined]
+    from ... import _bpe  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - built by the dev install
     _bpe = None
 if os.environ.get("TOKLANE_PURE_PYTHON"):
@@ -266,7 +266,7 @@ _JAMO = [*range(0x1100, 0x1200), *range(0xA960, 0xA980), *range(0xD7B0, 0xD800)]
 def _whitespace_table() -> Any:
     import numpy as np
 
-    from .pieces import WHITESPACE
+    from ..pieces import WHITESPACE
 
     table = np.zeros(0x110000, dtype=bool)
     table[[ord(c) for c in WHITESPACE]] = True
@@ -614,7 +614,7 @@ class CheckedEngine:
         plain, plain_texts, checked = self._sort(texts)
         if not checked:
             return self._fast.encode_ordinary_flat(plain_texts)
-        from .backends import flatten
+        from .base import flatten
 
         fast_ids, fast_offsets = self._fast.encode_ordinary_flat(plain_texts)
         slow_ids, slow_offsets = flatten(self._encode_checked(checked))

@@ -1,0 +1,156 @@
+"""The interface every engine file of this package implements, and what they share.
+
+An *engine* (:class:`BPEEngine`) encodes ordinary text of a byte-level BPE given as ranks;
+a *backend* (:class:`Backend`) is what :class:`toklane.Tokenizer` calls: it encodes content
+(added tokens included) and decodes. One file per engine:
+
+* :mod:`.quicktok` -- quicktok's hand-written scanners (:mod:`.quickranks`: over ranks it does not
+  bundle, checked against tiktoken);
+* :mod:`.tiktoken` -- tiktoken over a ranks table and one pattern;
+* :mod:`.compiled` -- toklane's own compiled grammars (``toklane._bpe``);
+* :mod:`.ranked` -- any of those three plus the model's added tokens (a backend);
+* :mod:`.hf` -- HF ``tokenizers`` over a ``tokenizer.json`` (a backend; the reference);
+* :mod:`.fastokens` -- fastokens over a ``tokenizer.json`` (a backend), built in the background
+  once it pays (:mod:`.staged`);
+* :mod:`.sentencepiece` -- the ``sentencepiece`` library over a ``.model`` file (a backend).
+
+:func:`.choose.choose_engine` reads a file's pipeline and says which of them runs it, and why.
+Backends encode *content* only: BOS/EOS added by ``add_special_tokens`` and truncation live in
+:class:`toklane.Tokenizer`, outside every backend, so no per-call option ever mutates shared state.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ...errors import InvalidArgumentError
+from ...streammatch import Literals
+from ..pieces import (
+    UnjoinableWindowsError,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AddedToken:
+    """A token matched as a whole in input text before BPE runs.
+
+    ``special`` follows the HF ``tokenizer.json`` flag: special tokens are
+    dropped by ``decode(skip_special_tokens=True)`` and read as plain text by
+    ``encode(split_special_tokens=True)``. Non-special added tokens (Qwen's
+    ``<think>``, ``<tool_call>``; DeepSeek's ``<think>``) are always atomic and
+    always decoded.
+    """
+
+    content: str
+    id: int
+    special: bool = True
+
+
+# --------------------------------------------------------------------------- engines
+
+
+class BPEEngine(Protocol):
+    """Ordinary byte-level BPE: no added-token handling, no normalisation."""
+
+    name: str
+
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+    def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]: ...
+
+    def count_ordinary(self, text: str) -> int: ...
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
+
+    def iter_token_bytes(self) -> Iterable[tuple[int, bytes]]:
+        """Every ordinary token as ``(id, bytes)``."""
+        ...
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(text: str) -> str:
+    """Lone surrogates cannot be UTF-8 encoded; read them as U+FFFD (as tiktoken does)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def flatten(batch: Sequence[Sequence[int]]) -> tuple[Any, Any]:
+    """A batch of id lists as ``(ids, offsets)``: every id end to end (numpy ``uint32``)
+    and where each list starts (``int64``, one more than the batch; list ``k`` is
+    ``ids[offsets[k]:offsets[k + 1]]``)."""
+    import numpy as np
+
+    offsets = np.zeros(len(batch) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, batch), dtype=np.int64, count=len(batch)), out=offsets[1:])
+    ids = np.fromiter(itertools.chain.from_iterable(batch), dtype=np.uint32, count=int(offsets[-1]))
+    return ids, offsets
+
+
+def _engine_failure(engine: str, exc: BaseException) -> InvalidArgumentError:
+    """A Rust panic (``pyo3_runtime.PanicException``, not an ``Exception``) or
+    windows that cannot be joined, as a documented error; anything else is
+    re-raised as it is."""
+    if type(exc).__module__ != "pyo3_runtime" and not isinstance(exc, UnjoinableWindowsError):
+        raise exc
+    return InvalidArgumentError("text", f"cannot be encoded by the {engine} engine ({str(exc)[:200]})")
+
+
+# Endings of the pre-tokenisation patterns whose whitespace alternatives
+# :mod:`toklane.tokenizer.pieces` reasons about (every bundled family's).
+_SPLITTABLE_ENDINGS = (r"\s*[\r\n]+|\s+(?!\S)|\s+", r"\s*[\r\n]|\s+(?!\S)|\s")
+
+
+def cpu_count() -> int:
+    """Threads a tokenizer engine may use: the cores this process may run on, at most
+    ``TOKLANE_THREADS`` where that is set (read when a tokenizer is built; corpus
+    workers set it to 1 so that N workers use N cores)."""
+    try:
+        cores = max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        cores = max(1, os.cpu_count() or 1)
+    limit = os.environ.get("TOKLANE_THREADS", "")
+    return min(cores, max(1, int(limit))) if limit.isdigit() else cores
+
+
+# --------------------------------------------------------------------------- backends
+
+
+class Backend(Protocol):
+    """What :class:`toklane.Tokenizer` needs from an engine."""
+
+    engine: str
+    added_tokens: tuple[AddedToken, ...]
+
+    def encode(self, text: str, split_special_tokens: bool) -> list[int]: ...
+
+    def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]: ...
+
+    def encode_batch_flat(self, texts: list[str], split_special_tokens: bool) -> tuple[Any, Any]:
+        """``flatten(encode_batch(...))``, without the lists where the engine can."""
+        ...
+
+    def count(self, text: str) -> int: ...
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool) -> str: ...
+
+    def token_table(self) -> tuple[dict[int, str], dict[int, bytes]]:
+        """Every token as ``id -> vocab string`` and ``id -> raw bytes``.
+        Built once per tokenizer (called under the tokenizer's lock)."""
+        ...
+
+    def with_special_tokens(self, text: str) -> list[int]:
+        """Ids of ``text`` with the model's own BOS/EOS template applied."""
+        ...
+
+
+def _literals(strings: Iterable[str]) -> Literals | None:
+    """The added tokens' texts as :class:`.streammatch.Literals` (the longest at the leftmost start,
+    as the tokenizers match them; one compiled pass over a text); ``None`` for no strings."""
+    ordered = sorted(set(strings) - {""})
+    return Literals(ordered) if ordered else None

@@ -1,0 +1,189 @@
+"""Which engine runs a tokenizer file, and why: :func:`choose_engine`.
+
+The rule, for a checked ``tokenizer.json``:
+
+1. **compiled** (``toklane._bpe``) where the pre-tokeniser is one toklane compiles by hand -- DeepSeek-V4's
+   three splits (:mod:`..deepseek_v4`; the file loaded from any folder, as fast as the bundled
+   ``deepseek-v4``) -- and the merges replay as ranks. It loads in about HF ``tokenizers``' time.
+2. Otherwise HF **tokenizers**, the reference, from load.
+3. Either way, **fastokens** (:mod:`.fastokens`) replaces it once it pays (:mod:`.staged`) where the
+   pipeline is one it runs exactly: every step below is one that the hypothesis tests over generated
+   pipelines prove equal to HF ``tokenizers`` (``tests/tokenizer/test_user_files.py``). fastokens
+   itself refuses NFKC, NFD, NFKD, Strip, Punctuation, Whitespace and WhitespaceSplit.
+
+``toklane models --explain PATH`` prints the plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..files import Pipeline
+from . import fastokens
+from .compiled import NATIVE as COMPILED_BUILT
+
+#: Steps fastokens runs exactly as HF ``tokenizers`` (proven by the tests named above).
+FASTOKENS_NORMALIZERS = frozenset(("NFC", "Lowercase", "Replace", "Prepend"))
+FASTOKENS_PRE_TOKENIZERS = frozenset(("Split", "ByteLevel", "Digits"))
+# Decoders: fastokens decodes ByteLevel exactly; the others (SentencePiece-style files) are decoded by the
+# engine it replaced, as fastokens keeps special tokens' text where HF drops it (FastokensBackend.decode).
+FASTOKENS_DECODERS = frozenset(("ByteLevel", "Replace", "ByteFallback", "Fuse", "Strip"))
+FASTOKENS_POST_PROCESSORS = frozenset(("ByteLevel", "TemplateProcessing"))
+
+
+@dataclass(frozen=True)
+class EnginePlan:
+    """What serves a tokenizer from load (``engine``), what replaces it once it pays (``upgrade``,
+    or None) and why, in one line each."""
+
+    engine: str
+    reason: str
+    upgrade: str | None = None
+    upgrade_reason: str = ""
+
+    def explain(self) -> str:
+        """The plan in one line."""
+        if self.upgrade is None:
+            return f"{self.engine}: {self.reason}"
+        return f"{self.engine}, then {self.upgrade}: {self.reason}; {self.upgrade_reason}"
+
+
+def fastokens_refusal(pipeline: Pipeline) -> str | None:
+    """Why fastokens does not run ``pipeline`` (a step not proven exact, an option it reads
+    differently), or ``None`` where it does."""
+    if not fastokens.available():
+        return "fastokens is not installed"
+    model = pipeline.model
+    if (model.get("type") or "BPE") != "BPE":
+        return f"a {model.get('type')} model is not proven exact on fastokens"
+    for key in ("dropout", "continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(key) is not None:
+            return f"BPE option {key} is not proven exact on fastokens"
+    for steps, allowed, what in (
+        (pipeline.normalizers, FASTOKENS_NORMALIZERS, "normalizer"),
+        (pipeline.pre_tokenizers, FASTOKENS_PRE_TOKENIZERS, "pre-tokenizer"),
+        (pipeline.decoders, FASTOKENS_DECODERS, "decoder"),
+        (pipeline.post_processors, FASTOKENS_POST_PROCESSORS, "post-processor"),
+    ):
+        for step in steps:
+            if step.get("type") not in allowed:
+                return f"{what} {step.get('type')} is not one fastokens runs exactly"
+    for step in pipeline.pre_tokenizers + pipeline.normalizers:
+        pattern = step.get("pattern")
+        regex = pattern.get("Regex") if isinstance(pattern, dict) else None
+        if isinstance(regex, str):
+            problem = regex_refusal(regex)
+            if problem is not None:
+                return f"{step.get('type')} regex: {problem}"
+    return _added_refusal(pipeline)
+
+
+# Constructs whose meaning differs between Oniguruma (HF tokenizers: Ruby syntax, where ``^``/``$`` are
+# line anchors) and PCRE2 (fastokens), or that the tests do not cover: escapes, and group openings.
+_ODD_ESCAPES = frozenset("AZzbBGhHRXKkgyY0123456789")
+_ODD_GROUPS = ("(?<", "(?P", "(?#", "(?~", "(?(", "(?m", "(?s", "(?x", "(?-", "(?a", "(?u", "(?d", "(?l")
+
+
+def regex_refusal(regex: str) -> str | None:
+    """Why a pre-tokeniser regex may match differently under PCRE2 than under Oniguruma, or None:
+    anchors, word boundaries, back-references, POSIX brackets and unusual groups are refused (the
+    load-time probes of :mod:`.staged` check the rest on every code point)."""
+    depth = 0  # inside a character class
+    i = 0
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            nxt = regex[i + 1 : i + 2]
+            if nxt in _ODD_ESCAPES and nxt:
+                return f"\\{nxt} may match differently"
+            i += 2
+            continue
+        if c == "[":
+            if regex.startswith("[:", i) and depth:
+                return "a POSIX bracket may match differently"
+            depth += 1
+        elif c == "]" and depth:
+            depth -= 1
+        elif not depth:
+            if c in "^$":
+                return f"{c!r} is a line anchor in HF tokenizers"
+            if c == "(" and regex.startswith(_ODD_GROUPS, i):
+                return f"the group {regex[i : i + 3]!r} may match differently"
+        i += 1
+    return None
+
+
+def _added_refusal(pipeline: Pipeline) -> str | None:
+    """Why fastokens would match ``pipeline``'s added tokens differently from HF, or None. Found by the
+    generated-pipeline tests: HF gives an added token that is also in the vocabulary the vocabulary's
+    id; it matches a ``normalized`` token by its normalised content; and it matches normalised tokens
+    inside the pieces left between the others, so a piece's ends count as word boundaries for their
+    ``single_word``/``lstrip``/``rstrip``. fastokens does none of these."""
+    vocab = pipeline.model.get("vocab")
+    added = pipeline.added_tokens
+    for token in added:
+        content = str(token.get("content"))
+        known = vocab.get(content) if isinstance(vocab, dict) else None
+        if known is not None and known != token.get("id"):
+            return f"added token {content[:40]!r} has another id in the vocabulary"
+        if token.get("normalized") and _normalized(content, pipeline.normalizers) != content:
+            return f"added token {content[:40]!r} is matched normalised, and the normalizer changes it"
+    mixed = len({bool(t.get("normalized")) for t in added}) > 1
+    if mixed and any(t.get(k) for t in added for k in ("single_word", "lstrip", "rstrip")):
+        return "added tokens mix normalized and not, with single_word/lstrip/rstrip"
+    return None
+
+
+def _normalized(text: str, steps: tuple[dict[str, Any], ...]) -> str | None:
+    """``text`` through the normalizer ``steps`` (None where this cannot tell: then it counts as changed)."""
+    import re
+    import unicodedata
+
+    for step in steps:
+        kind = step.get("type")
+        if kind == "NFC":
+            text = unicodedata.normalize("NFC", text)
+        elif kind == "Lowercase":
+            text = text.lower()
+        elif kind == "Replace" and isinstance(step.get("pattern"), dict) and isinstance(step.get("content"), str):
+            pattern = step["pattern"]
+            if isinstance(pattern.get("String"), str):
+                text = text.replace(pattern["String"], step["content"])
+            else:
+                try:
+                    if re.search(str(pattern.get("Regex")), text):
+                        return None
+                except re.error:
+                    return None
+        else:  # Prepend, or a step fastokens does not run
+            return None
+    return text
+
+
+def choose_engine(data: Any) -> EnginePlan:
+    """The engine plan for a parsed, checked ``tokenizer.json`` (pure: builds nothing)."""
+    from .. import deepseek_v4
+
+    pipeline = data if isinstance(data, Pipeline) else Pipeline(data)
+    steps = pipeline.describe()
+    refusal = fastokens_refusal(pipeline)
+    if deepseek_v4.compatible(pipeline.data):
+        engine = "compiled" if COMPILED_BUILT else "tiktoken"
+        reason = f"{steps}: DeepSeek-V4's pre-tokeniser, which toklane compiles; its merges replay as ranks"
+        if not COMPILED_BUILT:
+            reason += " (toklane._bpe is not built or TOKLANE_PURE_PYTHON is set: its pattern on tiktoken)"
+    else:
+        engine = "tokenizers"
+        reason = f"{steps}: HF tokenizers (the reference) from load"
+        if refusal is None:
+            reason += ", as nothing toklane compiles runs this pre-tokeniser"
+    if refusal is not None:
+        return EnginePlan(engine, f"{reason}; not fastokens: {refusal}")
+    return EnginePlan(
+        engine,
+        reason,
+        "fastokens",
+        "fastokens (exact for every step here, ~3x compiled, ~50x tokenizers) is built in the background "
+        "once encoding has taken about as long as building it",
+    )

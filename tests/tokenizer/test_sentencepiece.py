@@ -1,0 +1,207 @@
+"""SentencePiece .model files on the sentencepiece library: ids and text equal to the library's own.
+
+Test data: the five models mistral-common ships (BPE with byte fallback) and a Unigram model trained here
+by the sentencepiece library itself on a small corpus.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import toklane
+from tests.references import CORPUS, find_package
+from tests.tokenizer import pipelines
+from toklane.tokenizer.files import parse_sentencepiece
+
+spm = pytest.importorskip("sentencepiece")
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+MISTRAL_MODELS = (
+    "tokenizer.model.v1",
+    "mistral_instruct_tokenizer_240216.model.v2",
+    "mistral_instruct_tokenizer_240323.model.v3",
+    "mistral_instruct_tokenizer_241114.model.v7",
+    "mistral_instruct_tokenizer_241114.model.v7m1",
+)
+
+
+def mistral_model(name: str) -> Path:
+    try:
+        return find_package("mistral_common") / "data" / name
+    except AssertionError:
+        pytest.skip("mistral-common is not installed")
+
+
+@pytest.fixture(scope="module")
+def unigram_model(tmp_path_factory) -> Path:
+    """A Unigram model trained by the sentencepiece library on the mixed corpus and some code."""
+    folder = tmp_path_factory.mktemp("unigram")
+    corpus = folder / "corpus.txt"
+    lines = [line for text in CORPUS for line in text.splitlines() if line.strip()]
+    lines += [line for line in Path(re.__file__).read_text(encoding="utf-8").splitlines() if line.strip()]
+    corpus.write_text("\n".join(lines * 3), encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(corpus),
+        model_prefix=str(folder / "uni"),
+        model_type="unigram",
+        vocab_size=600,
+        character_coverage=1.0,
+        byte_fallback=True,
+        num_threads=1,
+        user_defined_symbols=["<tool>"],
+        control_symbols=["[INST]"],
+        minloglevel=2,
+    )
+    return folder / "uni.model"
+
+
+def _models(unigram: Path) -> list[Path]:
+    return [mistral_model(n) for n in MISTRAL_MODELS] + [unigram]
+
+
+def check(tok: toklane.Tokenizer, sp, text: str) -> None:
+    expected = sp.encode(_SURROGATE.sub("\ufffd", text))
+    assert tok.encode(text, split_special_tokens=True) == expected, text
+    assert tok.decode(expected) == sp.decode(expected), text
+    assert tok.count(text) == len(tok.encode(text))
+
+
+def test_every_model_equals_the_library_on_the_corpus(unigram_model):
+    for path in _models(unigram_model):
+        tok = toklane.load_tokenizer(path)
+        sp = spm.SentencePieceProcessor(model_file=str(path))
+        assert tok.engine == "sentencepiece" and "SentencePiece" in tok.engine_reason
+        assert tok.vocab_size == len(tok) == sp.get_piece_size()
+        for text in CORPUS + list(pipelines.PIECES):
+            check(tok, sp, text)
+        assert tok.encode_batch(CORPUS, split_special_tokens=True) == [sp.encode(t) for t in CORPUS]
+        ids, offsets = tok.encode_batch_flat(CORPUS)
+        assert [ids[a:b].tolist() for a, b in itertools.pairwise(offsets.tolist())] == tok.encode_batch(CORPUS)
+        assert tok.encode("hi", add_special_tokens=True) == [sp.bos_id(), *sp.encode("hi")]
+        assert tok.eos_token_ids == (sp.eos_id(),)
+        for i in range(tok.vocab_size):
+            assert tok.id_to_token(i) == sp.id_to_piece(i)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=pipelines.texts, ids=st.lists(st.integers(0, 31999), max_size=30), name=st.sampled_from(MISTRAL_MODELS))
+def test_hypothesis_text_and_ids(text, ids, name):
+    path = mistral_model(name)
+    tok = toklane.load_tokenizer(path)
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    check(tok, sp, text)
+    plain = [i for i in ids if not (sp.is_control(i) or sp.is_unknown(i))]
+    assert tok.decode(plain) == sp.decode(plain)
+
+
+def test_special_tokens_are_matched_whole_and_split_on_request(unigram_model):
+    path = mistral_model("mistral_instruct_tokenizer_240323.model.v3")
+    tok = toklane.load_tokenizer(path)
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    inst = tok.token_to_id("[INST]")
+    assert tok.special_tokens["[INST]"] == inst == sp.piece_to_id("[INST]") and tok.is_special(inst)
+    text = "[INST] What is 2+2? [/INST]"
+    ids = tok.encode(text)
+    assert ids[0] == inst and ids[-1] == tok.token_to_id("[/INST]")
+    assert ids[1:-1] == sp.encode(" What is 2+2? ")  # the text between them, as the library encodes it
+    assert tok.encode(text, split_special_tokens=True) == sp.encode(text)
+    assert tok.decode(ids) == "[INST]" + sp.decode(ids[1:-1]) + "[/INST]"
+    assert tok.decode(ids, skip_special_tokens=True) == sp.decode(ids[1:-1])
+    uni = toklane.load_tokenizer(unigram_model)  # a user-defined piece: matched by the library in both modes
+    usp = spm.SentencePieceProcessor(model_file=str(unigram_model))
+    assert uni.encode("a <tool> b") == usp.encode("a <tool> b") == uni.encode("a <tool> b", split_special_tokens=True)
+    assert not uni.is_special(uni.token_to_id("<tool>"))
+
+
+def test_folders_and_names(tmp_path, unigram_model):
+    folder = tmp_path / "llama2-like"
+    folder.mkdir()
+    (folder / "tokenizer.model").write_bytes(unigram_model.read_bytes())
+    (folder / "tokenizer_config.json").write_text("{}")
+    assert toklane.load_tokenizer(folder).engine == "sentencepiece"
+    two = tmp_path / "two"
+    two.mkdir()
+    for name in ("a.model", "b.model"):
+        (two / name).write_bytes(unigram_model.read_bytes())
+    with pytest.raises(toklane.TokenizerLoadError, match=r"2 SentencePiece \.model files"):
+        toklane.load_tokenizer(two)
+
+
+def test_the_reader_equals_protobuf(unigram_model):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    for path in _models(unigram_model):
+        data = path.read_bytes()
+        ours = parse_sentencepiece(data, str(path))
+        ref = pb.ModelProto()
+        ref.ParseFromString(data)
+        assert ours.pieces == [p.piece for p in ref.pieces] and ours.types == [p.type for p in ref.pieces]
+        spec = ref.trainer_spec
+        assert (ours.model_type, ours.byte_fallback, ours.unk_id, ours.bos_id, ours.eos_id, ours.pad_id) == (
+            spec.model_type,
+            spec.byte_fallback,
+            spec.unk_id,
+            spec.bos_id,
+            spec.eos_id,
+            spec.pad_id,
+        )
+
+
+def _model_with(data: bytes, edit) -> bytes:
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    proto = pb.ModelProto()
+    proto.ParseFromString(data)
+    edit(proto)
+    return proto.SerializeToString()
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda m: setattr(m.trainer_spec, "model_type", 3), "trainer_spec.model_type is Word"),
+        (lambda m: setattr(m.pieces[5], "piece", m.pieces[6].piece), r"pieces\[6\].piece .* repeats pieces\[5\]"),
+        (lambda m: setattr(m.pieces[0], "type", 1), "hold 0 unknown"),
+        (lambda m: setattr(m.trainer_spec, "bos_id", 10**6), "trainer_spec.bos_id is 1000000"),
+        (lambda m: setattr(m.pieces[3 + 0x41], "type", 1), "lack byte pieces for bytes 0x41"),
+        (lambda m: m.ClearField("pieces"), "pieces is empty"),
+    ],
+)
+def test_malformed_models_name_the_field(tmp_path, edit, expected):
+    data = _model_with(mistral_model("tokenizer.model.v1").read_bytes(), edit)
+    path = tmp_path / "bad.model"
+    path.write_bytes(data)
+    with pytest.raises(toklane.TokenizerLoadError, match=expected) as info:
+        toklane.load_tokenizer(path)
+    assert "\n" not in str(info.value)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255), st.integers(1, 40)), min_size=1, max_size=5))
+def test_mutated_models_load_or_fail_cleanly(tmp_path, edits):
+    data = bytearray(mistral_model("tokenizer.model.v1").read_bytes())
+    for where, byte, size in edits:
+        if not data:
+            break
+        at = int(where * (len(data) - 1))
+        if size < 20:
+            data[at] = byte
+        elif size < 30:
+            del data[at : at + size]
+        else:
+            data = data[:at]
+    path = tmp_path / f"m{abs(hash(bytes(data)))}.model"
+    path.write_bytes(bytes(data))
+    try:
+        tok = toklane.load_tokenizer(path)
+    except toklane.TokenizerLoadError as exc:
+        assert "\n" not in str(exc)
+        return
+    ids = tok.encode("Hello world café 😀 <s>")
+    tok.decode(ids)
