@@ -263,6 +263,74 @@ done:
     return result;
 }
 
+/* The members of the container at s[i] ('[' or '{'): see toklane._json.members. Each span goes to out
+ * as (start, value start or -1 for a run of members, end). Returns the index past the container, or -3 -
+ * where it fails, or -2 (out of memory). Reads only s: safe without the GIL. */
+static Py_ssize_t
+CAT(members, SUFFIX)(const void *data, Py_ssize_t i, Py_ssize_t n, Py_ssize_t size, Spans *out)
+{
+    const CHAR *s = data;
+    Py_ssize_t result, r, run = -1, last = -1;
+    const int obj = s[i] == '{';
+    const Py_UCS4 close = obj ? '}' : ']';
+    i = CAT(skip_ws, SUFFIX)(s, i + 1, n);
+    if (i >= n)
+        FAIL(n);
+    if (s[i] == close)
+        return i + 1;
+    for (;;) {
+        Py_ssize_t start = i;
+        if (obj) {
+            if (s[i] != '"')
+                FAIL(i);
+            r = CAT(string, SUFFIX)(s, i + 1, n);
+            if (r < 0)
+                FAIL(-3 - r);
+            i = CAT(skip_ws, SUFFIX)(s, r, n);
+            if (i >= n)
+                FAIL(n);
+            if (s[i] != ':')
+                FAIL(i);
+            i = CAT(skip_ws, SUFFIX)(s, i + 1, n);
+        }
+        Py_ssize_t value_start = i;
+        r = CAT(value, SUFFIX)(s, i, n);
+        if (r < 0)
+            return r;
+        i = r;
+        if (i - start >= size) { /* a big member: a span of its own */
+            if ((run >= 0 && spans_push(out, run, -1, last) < 0) || spans_push(out, start, value_start, i) < 0)
+                return -2;
+            run = -1;
+        } else {
+            if (run < 0)
+                run = start;
+            if (i - run >= size) {
+                if (spans_push(out, run, -1, i) < 0)
+                    return -2;
+                run = -1;
+            }
+        }
+        last = i;
+        i = CAT(skip_ws, SUFFIX)(s, i, n);
+        if (i >= n)
+            FAIL(n);
+        if (s[i] == ',') {
+            i = CAT(skip_ws, SUFFIX)(s, i + 1, n);
+            if (i >= n)
+                FAIL(n);
+            continue;
+        }
+        if (s[i] != close)
+            FAIL(i);
+        if (run >= 0 && spans_push(out, run, -1, last) < 0)
+            return -2;
+        return i + 1;
+    }
+done:
+    return result;
+}
+
 #undef CAT_
 #undef CAT
 #undef FAIL

@@ -1,5 +1,6 @@
-"""The service's limits: chunks per parse request, body-read timeout, option checking, and a
-streamed parse of many chunks that must not stall other clients (issue 11, defects 2 and 4)."""
+"""The service's limits: chunks per parse request, body-read timeout (the client's time, not the
+server's: issue 30, item 11), option checking, and a streamed parse of many chunks that must not
+stall other clients (issue 11, defects 2 and 4)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from fastapi.testclient import TestClient
 import toklane
 from tests.server.live import live_server
 from toklane.server import create_app
-from toklane.server.limits import DEFAULT_MAX_CHUNKS, Limits
+from toklane.server.limits import DEFAULT_MAX_CHUNKS, BodyLimitMiddleware, Limits
 
 
 def _error(response, status):
@@ -167,3 +168,44 @@ def test_a_large_streamed_parse_does_not_stall_other_clients():
     slowest, typical, stream_time = max(small), statistics.median(small), min(big_times)
     # measured: before 1.6-1.9 s of ~1.9 s streams (ratio ~0.9); after ~15 ms of ~0.25 s (~0.06)
     assert slowest < 0.5 * stream_time, (slowest, typical, big_times)
+
+
+def _run_guarded(timeout: float, app_pause: float, client_pause: float, pieces: int = 4) -> int:
+    """Status of a request through BodyLimitMiddleware whose app pauses ``app_pause`` before each
+    receive() (the server busy elsewhere) while the client takes ``client_pause`` per body piece."""
+    sent: list[dict] = []
+
+    async def app(scope, receive, send) -> None:
+        more = True
+        while more:
+            await anyio.sleep(app_pause)
+            more = (await receive()).get("more_body", False)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def main() -> None:
+        left = pieces
+
+        async def receive() -> dict:
+            nonlocal left
+            await anyio.sleep(client_pause)
+            left -= 1
+            return {"type": "http.request", "body": b"x" * 10, "more_body": left > 0}
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/", "headers": []}
+        with anyio.fail_after(10):
+            await BodyLimitMiddleware(app, max_bytes=1000, timeout=timeout)(scope, receive, send)
+
+    anyio.run(main)
+    return next(m for m in sent if m["type"] == "http.response.start")["status"]
+
+
+def test_body_timeout_counts_the_clients_time_not_the_servers():
+    """Issue 30 item 11: the body timeout is the time spent waiting for the client's bytes, summed
+    over the body. A server busy elsewhere between pieces (0.8 s of pauses against a 0.3 s timeout,
+    the client's bytes there at once) no longer answers 408; a client that trickles still gets it."""
+    assert _run_guarded(timeout=0.3, app_pause=0.2, client_pause=0.0) == 200
+    assert _run_guarded(timeout=0.3, app_pause=0.0, client_pause=0.15) == 408

@@ -9,7 +9,11 @@ which ``toklane serve`` installs in uvicorn.
 
 The body size is checked twice: against ``Content-Length`` before the app
 runs, and against the bytes actually received (chunked uploads send no
-length). When the received body passes the limit or stops arriving in time,
+length). The body timeout bounds the time spent waiting for the client's
+bytes, summed over the body: time the server takes to come back for the next
+piece (its own queue, a busy moment) is not the client's and does not count,
+and a client that trickles its body is cut off once its waits add up to the
+timeout. When the received body passes the limit or its waits the timeout,
 the app sees the body end in an error, and whatever response it starts is
 replaced by the 413 (or 408, which also closes the connection).
 """
@@ -24,6 +28,8 @@ from dataclasses import dataclass
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .heap import LARGE_BODY_BYTES, large_request_done, large_request_started
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_CHUNKS = 65_536
@@ -82,7 +88,7 @@ class RequestTooLarge(Exception):
 
 
 class BodyTimeout(Exception):
-    """Raised from ``receive`` when the whole body has not arrived within the timeout."""
+    """Raised from ``receive`` when waiting for the body's bytes has taken the timeout, summed over the body."""
 
     def __init__(self, timeout: float):
         self.timeout = timeout
@@ -94,7 +100,8 @@ def too_large_body(limit: int) -> bytes:
 
 
 class BodyLimitMiddleware:
-    """Body size limit (413) and body-read timeout (408 + close), in our error shape."""
+    """Body size limit (413) and body-read timeout (408 + close), in our error shape; after a large
+    body's request, the heap's free memory is given back (:func:`.heap.large_request_done`)."""
 
     def __init__(self, app: ASGIApp, max_bytes: int, timeout: float = DEFAULT_BODY_TIMEOUT):
         self.app = app
@@ -114,25 +121,32 @@ class BodyLimitMiddleware:
                 if declared > self.max_bytes:
                     await _reject(send, 413, too_large_body(self.max_bytes))
                     return
-        deadline = anyio.current_time() + self.timeout
+        waited = 0.0  # time spent in receive() waiting for the client's bytes
         received = 0
+        large = False
         body_done = False
         failure: bytes | None = None
         status = 0
         replaced = False  # set once a response went out (the app's, before a failure, or ours)
 
         async def limited() -> Message:
-            nonlocal received, body_done, failure, status
+            nonlocal waited, received, large, body_done, failure, status
             if body_done:  # after the body only a disconnect can come: no deadline
                 return await receive()
+            start = anyio.current_time()
             try:
-                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                with anyio.fail_after(max(0.0, self.timeout - waited)):
                     message = await receive()
             except TimeoutError:
                 failure, status = error_json("request_timeout", str(BodyTimeout(self.timeout))), 408
                 raise BodyTimeout(self.timeout) from None
+            finally:
+                waited += anyio.current_time() - start
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
+                if not large and received >= LARGE_BODY_BYTES:
+                    large = True
+                    large_request_started()
                 if received > self.max_bytes:
                     failure, status = too_large_body(self.max_bytes), 413
                     raise RequestTooLarge(self.max_bytes)
@@ -150,11 +164,16 @@ class BodyLimitMiddleware:
                 replaced = True
                 await _reject(send, status, failure)
 
-        with contextlib.suppress(RequestTooLarge, BodyTimeout):  # answered below
-            await self.app(scope, limited, guarded_send)
-        if failure is not None and not replaced:
-            replaced = True
-            await _reject(send, status, failure)
+        try:
+            with contextlib.suppress(RequestTooLarge, BodyTimeout):  # answered below
+                await self.app(scope, limited, guarded_send)
+            if failure is not None and not replaced:
+                replaced = True
+                await _reject(send, status, failure)
+        finally:
+            if large:
+                with anyio.CancelScope(shield=True):
+                    await large_request_done()
 
 
 async def _reject(send: Send, status: int, body: bytes) -> None:

@@ -10,8 +10,10 @@ writes is ``{"error": {"type", "message"}}`` JSON, and adds:
 - a header-read deadline (408, then close) from the moment a connection opens
   or a request begins until its headers are complete;
 - a header size bound (431, then close);
-- a backstop body-read deadline: the app's :class:`~.limits.BodyLimitMiddleware`
-  answers 408 first; this closes connections whose body the app never reads;
+- a backstop body-read deadline: no piece of body for the body timeout (plus
+  :data:`GRACE_S`) while the app waits for one. The app's
+  :class:`~.limits.BodyLimitMiddleware` answers 408 first; this closes
+  connections whose body the app never reads;
 - a connection cap: connections past it are answered 503 and closed;
 - a lingering close: a connection closed while its client may still be sending
   (a request cut off by an error or a timeout) is half-closed, what arrives is
@@ -154,6 +156,7 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
         self._admitted = True
         self._problem: tuple[int, str, str] | None = None
         self._mid_message = False  # a request has begun and its body is not all read
+        self._body_seen = 0.0  # when the last piece of body (or the headers) arrived
         self._failed = False  # the server answered an error of its own: input may be left unread
 
     # ------------------------------------------------------------ connection
@@ -230,7 +233,14 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
         except UnicodeDecodeError:
             self._problem = (400, "invalid_request_error", "malformed HTTP request: the path is not ASCII")
             raise
+        self._body_seen = self.loop.time()
         self._arm(self.limits.body_timeout + GRACE_S)
+
+    def on_body(self, body: bytes) -> None:
+        super().on_body(body)
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            self._body_seen = self.loop.time()  # the client is sending: the backstop starts over
 
     def on_message_complete(self) -> None:
         self._disarm()
@@ -269,7 +279,13 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
             what = f"request headers not received within {self.limits.header_timeout:g} s"
         else:
             what = f"request body not received within {self.limits.body_timeout:g} s"
-            if self.cycle is None or self.cycle.response_complete:  # answered already: just hang up
+            idle = self.loop.time() - self._body_seen
+            answered = self.cycle is None or self.cycle.response_complete
+            if not answered and (self.flow.read_paused or idle < self.limits.body_timeout + GRACE_S):
+                # body arrived since, or the app has not read what came (our turn, not the client's): wait on
+                self._arm(max(self.limits.body_timeout + GRACE_S - idle, GRACE_S))
+                return
+            if answered:  # answered already: just hang up
                 self.logger.info("Closing a connection: %s.", what)
                 self.transport.close()
                 return

@@ -4,6 +4,12 @@ One rule for text on every endpoint: a string anywhere in a request (a field, a
 chunk, a message, a tool schema, a key) that holds a lone surrogate (JSON
 ``"\\ud800"`` escapes decode to those) is not text; the request is answered 422
 naming the field, before any work or response starts.
+
+Validation stops at the first invalid item of a list (pydantic's ``FailFast``):
+a body of a million bad items costs one error, not a million. A list of token
+ids or strings names its first invalid item and counts the items after it that
+are not ids (strings); a valid id list longer than a few hundred items is checked
+in bulk, without pydantic's per-item pass.
 """
 
 from __future__ import annotations
@@ -12,11 +18,39 @@ import difflib
 import json
 import re
 import time
+from itertools import islice, repeat
+from operator import is_
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    WrapValidator,
+    model_validator,
+)
+from pydantic.types import FailFast
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SEARCH_CHARS = 1 << 20  # characters searched per regex call (a few ms: the GIL moves between)
+
+
+def _find_surrogate(text: str) -> re.Match[str] | None:
+    """The first lone surrogate in ``text`` (none in an ASCII string: known without reading it)."""
+    if text.isascii():
+        return None
+    for start in range(0, len(text), _SEARCH_CHARS):
+        m = _SURROGATE.search(text, start, start + _SEARCH_CHARS)
+        if m:
+            return m
+    return None
 
 
 def surrogate_problem(value: Any, path: str = "") -> str | None:
@@ -25,7 +59,7 @@ def surrogate_problem(value: Any, path: str = "") -> str | None:
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            m = _SURROGATE.search(item)
+            m = _find_surrogate(item)
             if m:
                 at = f"{where}: " if where else ""
                 return (
@@ -50,15 +84,72 @@ def _unicode(value: Any) -> Any:
 
 
 def _unicode_list(values: list[str]) -> list[str]:
-    if _SURROGATE.search("".join(values)):  # one pass in C; look for the culprit only when there is one
+    if _find_surrogate("".join(values)):  # one pass in C; look for the culprit only when there is one
         _unicode(values)
     return values
 
 
+class _FailFast(FailFast):
+    """pydantic's ``FailFast``, hashable (``X | Annotated[list[Y], FailFast()]`` hashes its metadata)."""
+
+    def __hash__(self) -> int:
+        return hash((FailFast, self.fail_fast))
+
+
+#: Validation of a list stops at its first invalid item (one error, not one per item).
+FAIL_FAST = _FailFast()
+#: Lists longer than this are checked in bulk before pydantic's per-item pass (which they may skip).
+BULK_ITEMS = 256
+_SLICE = 1 << 16  # items per C-level pass of a bulk check (a millisecond or two: the GIL moves between)
+
+
+def _all_of_type(values: list[Any], kind: type, minimum: int | None = None) -> bool:
+    """Whether every item is exactly ``kind`` (and, for ints, at least ``minimum``), in C-level passes."""
+    for k in range(0, len(values), _SLICE):
+        part = values[k : k + _SLICE]
+        if not all(map(is_, map(type, part), repeat(kind))):
+            return False
+        if minimum is not None and min(part) < minimum:
+            return False
+    return True
+
+
+def _bulk(kind: type, what: str, minimum: int | None = None) -> WrapValidator:
+    """A list of ``kind`` items checked in bulk. A list of exact ``kind`` items (in range) longer than
+    :data:`BULK_ITEMS` is accepted without pydantic's per-item pass; otherwise pydantic validates it
+    (failing fast), and its first error also says how many items after it are not ``what``."""
+
+    def check(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if type(value) is list and len(value) > BULK_ITEMS and _all_of_type(value, kind, minimum):
+            return value
+        try:
+            return handler(value)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            loc = first["loc"]
+            if type(value) is not list or not loc or not isinstance(loc[0], int):
+                raise
+            tail = islice(value, loc[0] + 1, None)
+            if minimum is None:
+                rest = sum(1 for x in tail if type(x) is not kind)
+            else:
+                rest = sum(1 for x in tail if type(x) is not kind or x < minimum)
+            if not rest:
+                raise
+            where = ".".join(str(p) for p in loc)
+            items, are = ("item", "is") if rest == 1 else ("items", "are")
+            more = f"and {rest:,} more {items} after it that {are} not {what}"
+            raise ValueError(f"{where}: {first['msg']} ({more})") from None
+
+    return WrapValidator(check)
+
+
 #: A string field: valid Unicode only (no lone surrogates).
 Text = Annotated[str, AfterValidator(_unicode)]
-#: A list of strings, checked in one pass (chunks and batches can hold 65,536 of them).
-TextList = Annotated[list[str], AfterValidator(_unicode_list)]
+#: A list of strings, checked in bulk and in one pass for surrogates (chunks and batches can hold 65,536).
+TextList = Annotated[list[str], FAIL_FAST, _bulk(str, "strings"), AfterValidator(_unicode_list)]
+#: A list of token ids, checked in bulk.
+IdList = Annotated[list[int], FAIL_FAST, _bulk(int, "integers")]
 #: Free-form JSON (tool schemas, message extras): valid Unicode strings inside.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_unicode)]
 
@@ -67,6 +158,7 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: Text | None = Field(None, description="Tokenizer name or alias; the server's default model if omitted.")
+    _body_bytes: int = PrivateAttr(0)  # the size of the body it came in (set by the route): the work size
 
     @model_validator(mode="before")
     @classmethod
@@ -77,7 +169,10 @@ class _Request(BaseModel):
                     raise ValueError("a key holds a lone surrogate; keys must be valid Unicode")
             unknown = [key for key in data if key not in cls.model_fields]
             if unknown:
-                raise ValueError("; ".join(unknown_field_message(str(key), list(cls.model_fields)) for key in unknown))
+                named = [unknown_field_message(str(key), list(cls.model_fields)) for key in unknown[:5]]
+                if len(unknown) > 5:
+                    named.append(f"and {len(unknown) - 5:,} more unknown fields")
+                raise ValueError("; ".join(named))
         return data
 
 
@@ -155,9 +250,9 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     role: Text = Field(description="system | developer | user | assistant | tool")
-    content: Text | list[Text | ContentPart] | None = None
+    content: Text | Annotated[list[Text | ContentPart], FAIL_FAST] | None = None
     name: Text | None = None
-    tool_calls: list[ToolCallIn] | None = None
+    tool_calls: Annotated[list[ToolCallIn], FAIL_FAST] | None = None
     tool_call_id: Text | None = None
 
     @model_validator(mode="after")
@@ -185,8 +280,12 @@ def _tools_schema_ok(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return tools
 
 
+#: A list of chat messages (the first invalid one is the error).
+Messages = Annotated[list[ChatMessage], FAIL_FAST]
+#: A list of JSON objects (the first invalid one is the error).
+JsonObjects = Annotated[list[JsonObject], FAIL_FAST]
 #: An OpenAI ``tools`` list, validated at the edge (shape of every JSON-schema keyword parsers read).
-ToolsSchema = Annotated[list[JsonObject], AfterValidator(_tools_schema_ok)]
+ToolsSchema = Annotated[JsonObjects, AfterValidator(_tools_schema_ok)]
 _TOOL_EXAMPLE = {
     "type": "function",
     "function": {
@@ -198,7 +297,7 @@ _TOOL_EXAMPLE = {
 
 class TokenizeRequest(_Request):
     text: Text | None = None
-    messages: list[ChatMessage] | None = Field(None, description="Rendered in the model's chat format, then encoded.")
+    messages: Messages | None = Field(None, description="Rendered in the model's chat format, then encoded.")
     add_special_tokens: bool = False
     add_generation_prompt: bool = False
 
@@ -214,7 +313,7 @@ class TokenizeResponse(BaseModel):
 
 
 class DetokenizeRequest(_Request):
-    tokens: list[int]
+    tokens: IdList
     skip_special_tokens: bool = False
 
 
@@ -237,9 +336,9 @@ def _count_tools_ok(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class CountRequest(_Request):
     text: Text | None = None
     texts: TextList | None = Field(None, description="A batch: the response has `counts`.")
-    messages: list[ChatMessage] | None = None
+    messages: Messages | None = None
     add_generation_prompt: bool = False
-    tools: Annotated[list[JsonObject], AfterValidator(_count_tools_ok)] | None = Field(
+    tools: Annotated[JsonObjects, AfterValidator(_count_tools_ok)] | None = Field(
         None,
         description="OpenAI tool definitions, rendered with `messages` where the model family's chat template "
         "puts them (Qwen, Llama 3.1, gpt-oss; other families answer 400) and counted.",
@@ -259,10 +358,32 @@ class CountResponse(BaseModel):
     counts: list[int] | None = None
 
 
+_TEXT_CHUNKS, _ID_CHUNKS = "list[str]", "list[list[int]]"  # type-like tags: error locations leave them out
+
+
+def _chunks_kind(value: Any) -> str:
+    return _ID_CHUNKS if isinstance(value, list) and value and isinstance(value[0], list) else _TEXT_CHUNKS
+
+
+#: Text pieces or id lists, told apart by the first piece (only that branch is validated and reported).
+Chunks = Annotated[
+    Annotated[TextList, Tag(_TEXT_CHUNKS)] | Annotated[Annotated[list[IdList], FAIL_FAST], Tag(_ID_CHUNKS)],
+    Discriminator(_chunks_kind),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "array", "items": {"type": "string"}},
+                {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+            ]
+        }
+    ),
+]
+
+
 class ParseRequest(_Request):
     text: Text | None = None
-    token_ids: list[int] | None = None
-    chunks: TextList | list[list[int]] | None = Field(
+    token_ids: IdList | None = None
+    chunks: Chunks | None = Field(
         None,
         description="The output in pieces (text pieces or id lists), fed to one streaming parser in order; at most "
         "the server's `--max-chunks` (65,536 by default) pieces, else 413. An empty list is an empty output.",

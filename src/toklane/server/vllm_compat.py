@@ -17,14 +17,19 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import FastAPI
 from pydantic import AfterValidator, BaseModel, Field, model_validator
+from starlette.responses import Response
 
 from .. import counting
 from ..tokenizer.chat import chat_format_for, message_text
+from .body import render_json
 from .schemas import (
-    ChatMessage,
+    FAIL_FAST,
     JsonObject,
+    JsonObjects,
+    Messages,
     ModelCard,
     Text,
+    _bulk,
     _count_tools_ok,
     _exactly_one,
     _Request,
@@ -51,7 +56,7 @@ class VllmTokenizeRequest(_Request):
     """vLLM's ``TokenizeCompletionRequest`` (``prompt``) or ``TokenizeChatRequest`` (``messages``)."""
 
     prompt: Text | None = Field(None, description="Text to encode (vLLM's completion form).")
-    messages: list[ChatMessage] | None = Field(
+    messages: Messages | None = Field(
         None, description="A conversation, rendered in the model's chat format, then encoded (vLLM's chat form)."
     )
     add_special_tokens: bool | None = Field(
@@ -74,7 +79,7 @@ class VllmTokenizeRequest(_Request):
     chat_template_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
     media_io_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
     mm_processor_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
-    tools: Annotated[list[JsonObject], AfterValidator(_count_tools_ok)] | None = Field(
+    tools: Annotated[JsonObjects, AfterValidator(_count_tools_ok)] | None = Field(
         None,
         description="`messages` only: OpenAI tool definitions, rendered where the model family's chat template "
         "puts them (as `/v1/count`; Qwen, Llama 3.1, gpt-oss; other families answer 400).",
@@ -110,7 +115,9 @@ class VllmTokenizeResponse(BaseModel):
 
 
 class VllmDetokenizeRequest(_Request):
-    tokens: list[Annotated[int, Field(ge=0)]] = Field(description="Token ids to decode.")
+    tokens: Annotated[list[Annotated[int, Field(ge=0)]], FAIL_FAST, _bulk(int, "integers >= 0", minimum=0)] = Field(
+        description="Token ids to decode."
+    )
 
 
 class VllmDetokenizeResponse(BaseModel):
@@ -154,32 +161,32 @@ def add_vllm_routes(
     app: FastAPI,
     served: Any,
     tokenizer: Callable[[str | None], Awaitable[Tokenizer]],
-    work: Callable[[Callable[[], Any], int], Awaitable[Any]],
-    size: Callable[..., int],
+    work: Callable[[Callable[[], Any], Any], Awaitable[Any]],
 ) -> None:
     """Mount vLLM's ``/tokenize``, ``/detokenize`` and OpenAI's ``GET /v1/models/{id}`` on ``app``."""
 
     @app.post("/tokenize", response_model=VllmTokenizeResponse, tags=["vLLM compatible"])
-    async def vllm_tokenize(req: VllmTokenizeRequest) -> VllmTokenizeResponse:
+    async def vllm_tokenize(req: VllmTokenizeRequest) -> Response:
         """vLLM's `/tokenize`: `prompt` or `messages` -> `{count, max_model_len, tokens, token_strs}`."""
         tok = await tokenizer(req.model)
 
-        def run() -> VllmTokenizeResponse:
+        def run() -> Response:
             tokens = encode_vllm(req, tok)
             strs = [tok.id_to_token(i) or "" for i in tokens] if req.return_token_strs else None
-            return VllmTokenizeResponse(count=len(tokens), max_model_len=None, tokens=tokens, token_strs=strs)
+            content = {"count": len(tokens), "max_model_len": None, "tokens": tokens, "token_strs": strs}
+            return Response(render_json(content), media_type="application/json")
 
-        return await work(run, size(req.prompt, req.messages))
+        return await work(run, req)
 
     @app.post("/detokenize", response_model=VllmDetokenizeResponse, tags=["vLLM compatible"])
-    async def vllm_detokenize(req: VllmDetokenizeRequest) -> VllmDetokenizeResponse:
+    async def vllm_detokenize(req: VllmDetokenizeRequest) -> Response:
         """vLLM's `/detokenize`: `tokens` -> `{prompt}`."""
         tok = await tokenizer(req.model)
 
-        def run() -> VllmDetokenizeResponse:
-            return VllmDetokenizeResponse(prompt=tok.decode(req.tokens))
+        def run() -> Response:
+            return Response(render_json({"prompt": tok.decode(req.tokens)}), media_type="application/json")
 
-        return await work(run, len(req.tokens))
+        return await work(run, req)
 
     @app.get("/v1/models/{model_id:path}", response_model=ModelCard)
     async def model_card(model_id: str) -> ModelCard:
