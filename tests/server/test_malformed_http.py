@@ -1,20 +1,23 @@
 """Malformed HTTP, slow clients and too many connections, with raw sockets against a live server.
 
 Every answer the server writes itself (not the app) is our JSON error shape, never uvicorn's
-plain text; a client slow to send headers or body gets a 408 and is disconnected; connections
-past the cap get a 503.
+plain text; a client slow to send headers or body gets a 408 and is disconnected; past the
+connection cap a new connection takes the place of one holding no request in progress, else gets
+a 503 at once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import select
 import socket
+import threading
 import time
 
 import pytest
 
 from tests.server.live import error_of, exchange, live_server, parse_response, read_all
-from toklane.server.protocol import LINGER_S
+from toklane.server.protocol import LINGER_S, SLOW_BODY_S
 
 TIMEOUT = 1.0  # header and body timeouts of the server under test
 MAX_CONNECTIONS = 6
@@ -225,19 +228,118 @@ def test_client_still_sending_sees_an_orderly_close(port, path):
     assert elapsed < TIMEOUT + 3, elapsed
 
 
-def test_connections_over_the_cap_get_503(port):
+def _health(port: int, timeout: float = 10.0) -> tuple[int, dict[str, str], float]:
+    """Status and headers of GET /health on a new connection, and how long the answer took."""
+    start = time.monotonic()
+    raw = exchange(port, b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout=timeout)
+    status, headers, _ = parse_response(raw)
+    return status, headers, time.monotonic() - start
+
+
+def test_at_the_cap_a_new_connection_takes_the_place_of_one_holding_no_request(port):
+    """Issue 30 item 12: stalled connections (a head never finished, or nothing sent) no longer lock
+    everyone else out: a new connection past the cap closes the one that waited longest."""
+    held = []
+    try:
+        for k in range(MAX_CONNECTIONS):
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            if k % 2 == 0:  # a slowloris: a head begun and never finished
+                s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+            held.append(s)
+            time.sleep(0.02)  # the first one opened is the oldest
+        time.sleep(0.1)
+        status, _, took = _health(port)
+        assert status == 200 and took < 2, (status, took)
+        status, error = error_of(read_all(held[0]))  # the oldest, a partial head, made room: 408
+        assert status == 408 and str(MAX_CONNECTIONS) in error["message"], error
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_at_the_cap_with_every_connection_busy_a_new_one_gets_503_at_once(port):
+    """Connections with a request in progress are kept; a new one is answered 503 at once, not after
+    its own head (nor when a timeout frees a connection)."""
+    head = b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
     held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(MAX_CONNECTIONS)]
     try:
-        time.sleep(0.1)  # let the server accept them all
-        status, error = error_of(exchange(port, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"))
-        assert status == 503 and error["type"] == "service_unavailable"
-        assert str(MAX_CONNECTIONS) in error["message"]
+        for s in held:
+            s.sendall(head + b'{"text": ')  # a body under way, within the body timeout
+        time.sleep(0.1)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            start = time.monotonic()
+            raw = read_all(s)  # nothing sent: the answer comes anyway
+            took = time.monotonic() - start
+        status, error = error_of(raw)
+        assert status == 503 and error["type"] == "service_unavailable" and str(MAX_CONNECTIONS) in error["message"]
+        assert took < TIMEOUT / 2, took
     finally:
         for s in held:
             s.close()
     time.sleep(0.2)
-    raw = exchange(port, b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    assert parse_response(raw)[0] == 200
+    assert _health(port)[0] == 200
+
+
+def test_a_reconnecting_slowloris_does_not_lock_other_clients_out(port):
+    """An attacker that keeps the cap's worth of half-sent heads open, reopening each one the server
+    closes: before, every other client got 503 until the header timeout freed a connection (12-33 s
+    with 512 of them); now every request of another client is answered."""
+    stop = threading.Event()
+    reopened = []
+
+    def attacker() -> None:
+        conns: list[socket.socket] = []
+        while not stop.is_set():
+            for s in list(conns):
+                readable, _, _ = select.select([s], [], [], 0)
+                if readable:  # an answer or EOF: the server is done with it
+                    s.close()
+                    conns.remove(s)
+                    reopened.append(1)
+            while len(conns) < MAX_CONNECTIONS:
+                s = socket.create_connection(("127.0.0.1", port), timeout=10)
+                s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+                conns.append(s)
+            stop.wait(0.01)
+        for s in conns:
+            s.close()
+
+    thread = threading.Thread(target=attacker)
+    thread.start()
+    try:
+        time.sleep(0.3)
+        answers = [_health(port)[0] for _ in range(10)]
+        deadline = time.monotonic() + 3
+        while not reopened and time.monotonic() < deadline:  # the attacker sees its connections closed
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        thread.join()
+    assert answers == [200] * 10, answers
+    assert reopened, "the attacker's connections were never replaced"
+
+
+def test_a_slow_body_gives_way_at_the_cap():
+    """A request whose body trickles in slower than MIN_BODY_RATE once SLOW_BODY_S have passed is
+    closed (408) for a new connection at the cap; a body under way at a normal pace is not."""
+    with live_server(body_timeout=30, max_connections=2) as p:
+        head = b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9000\r\n\r\n"
+        slow = socket.create_connection(("127.0.0.1", p), timeout=10)
+        slow.sendall(head + b'{"text": "')
+        time.sleep(SLOW_BODY_S + 0.5)  # 10 bytes in 2.5 s
+        steady = socket.create_connection(("127.0.0.1", p), timeout=10)
+        steady.sendall(head + b'{"text": "' + b"a" * 8000)  # most of its body at once: not slow
+        try:
+            time.sleep(0.1)
+            status, _, _ = _health(p)
+            assert status == 200
+            status, error = error_of(read_all(slow))
+            assert status == 408 and "bytes/s" in error["message"], error
+            steady.sendall(b"a" * (9000 - 8010 - 2) + b'"}')
+            assert parse_response(read_all(steady))[0] == 200
+        finally:
+            slow.close()
+            steady.close()
 
 
 def test_keep_alive_and_pipelining_still_work(port):

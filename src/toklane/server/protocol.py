@@ -14,7 +14,13 @@ writes is ``{"error": {"type", "message"}}`` JSON, and adds:
   :data:`GRACE_S`) while the app waits for one. The app's
   :class:`~.limits.BodyLimitMiddleware` answers 408 first; this closes
   connections whose body the app never reads;
-- a connection cap: connections past it are answered 503 and closed;
+- a connection cap that a few clients cannot hold against the others. A new
+  connection past the cap takes the place of the connection that has waited
+  longest while holding no request in progress: one still sending its
+  request's headers (answered 408), one idle between requests (closed), or one
+  sending its body slower than :data:`MIN_BODY_RATE` bytes/s on average once
+  :data:`SLOW_BODY_S` have passed (answered 408). Where every connection has a
+  request in progress, the new one is answered 503 at once and closed;
 - a lingering close: a connection closed while its client may still be sending
   (a request cut off by an error or a timeout) is half-closed, what arrives is
   read and dropped until the client closes or :data:`LINGER_S` passes, and only
@@ -35,7 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import httptools
-from uvicorn._types import ASGI3Application, ASGIReceiveCallable, ASGISendCallable, Scope
+from uvicorn._types import ASGI3Application
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
@@ -43,6 +49,10 @@ from uvicorn.server import ServerState
 from .limits import Limits, error_json
 
 GRACE_S = 1.0  # the app's own body timeout answers first; this backstop fires after it
+#: At the connection cap, a body arriving slower than this (bytes/s, on average)...
+MIN_BODY_RATE = 1024
+#: ...once this many seconds have passed since its headers makes its connection one to close for a new one.
+SLOW_BODY_S = 2.0
 LINGER_S = 2.0  # the longest a half-closed connection waits for its client to stop sending
 
 
@@ -69,20 +79,6 @@ def raw_response(status: int, kind: str, message: str, default_headers: Sequence
     head += [name + b": " + value + b"\r\n" for name, value in default_headers]
     head.append(b"content-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n" % len(body))
     return b"".join(head) + body
-
-
-def _unavailable_app(limit: int) -> ASGI3Application:
-    async def unavailable(scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
-        body = error_json("service_unavailable", f"too many connections (the limit is {limit}); retry later")
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close"),
-        ]
-        await send({"type": "http.response.start", "status": 503, "headers": headers})
-        await send({"type": "http.response.body", "body": body, "more_body": False})
-
-    return unavailable
 
 
 async def _send_json_500(cycle: RequestResponseCycle) -> None:
@@ -112,6 +108,7 @@ class LingeringTransport:
         self._wants_linger = wants_linger
         self._timer: asyncio.TimerHandle | None = None
         self.lingering = False
+        self.closing_since = 0.0  # when its lingering close began
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
@@ -126,6 +123,7 @@ class LingeringTransport:
             transport.close()
             return
         self.lingering = True
+        self.closing_since = self._loop.time()
         transport.write_eof()
         if not transport.is_reading():
             transport.resume_reading()
@@ -153,7 +151,9 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._awaiting_headers = True
         self._header_bytes = 0
-        self._admitted = True
+        self._idle_since = 0.0  # when it opened, or its last answer went out: since when it holds no request
+        self._head_done = 0.0  # when the current request's headers were complete
+        self._body_bytes = 0  # body bytes of the current request
         self._problem: tuple[int, str, str] | None = None
         self._mid_message = False  # a request has begun and its body is not all read
         self._body_seen = 0.0  # when the last piece of body (or the headers) arrived
@@ -163,10 +163,64 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         lingering = LingeringTransport(transport, self.loop, lambda: self._mid_message or self._failed)
         super().connection_made(lingering)  # type: ignore[arg-type]
-        self._admitted = len(self.connections) <= self.limits.max_connections
-        if not self._admitted:
-            self.logger.warning("Connection limit (%d) reached: answering 503.", self.limits.max_connections)
+        self._idle_since = self.loop.time()
         self._arm(self.limits.header_timeout)
+        if len(self.connections) > self.limits.max_connections:
+            self._make_room()
+
+    def _make_room(self) -> None:
+        """Past the connection cap: close the connection that has waited longest holding no request in
+        progress (see the module's notes), or answer this one 503 at once. Connections in their
+        lingering close do not count, up to as many again as the cap (past that the oldest close at once)."""
+        now = self.loop.time()
+        limit = self.limits.max_connections
+        others = [c for c in self.connections if c is not self and isinstance(c, ToklaneHttpProtocol)]
+        closing = [c for c in others if c.transport is None or c.transport.is_closing()]
+        if len(closing) > limit:
+            closing.sort(key=lambda c: c.transport.closing_since if c.transport is not None else 0.0)
+            for conn in closing[: len(closing) - limit]:
+                if conn.transport is not None:
+                    conn.transport.close()  # a second close: at once
+        if len(others) - len(closing) < limit:
+            return
+        victim, oldest = None, now
+        for conn in others:
+            since = conn._replaceable_since(now)
+            if since is not None and since <= oldest:
+                victim, oldest = conn, since
+        if victim is None:
+            self.logger.warning("Connection limit (%d) reached, every connection busy: answering 503.", limit)
+            self._fail(503, "service_unavailable", f"too many connections (the limit is {limit}); retry later")
+            return
+        victim._give_way(now)
+
+    def _replaceable_since(self, now: float) -> float | None:
+        """Since when this connection has held no request in progress (or sent its body too slowly), if so."""
+        if self.transport is None or self.transport.is_closing():
+            return None
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete:  # a new or idle connection, or a request's head under way
+            return self._idle_since
+        if self._mid_message and not self._awaiting_headers and not cycle.response_started:
+            elapsed = now - self._head_done
+            if elapsed >= SLOW_BODY_S and self._body_bytes < MIN_BODY_RATE * elapsed:
+                return self._head_done
+        return None
+
+    def _give_way(self, now: float) -> None:
+        limit = self.limits.max_connections
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            rate = self._body_bytes / max(now - self._head_done, 1e-9)
+            what = f"request body arriving at {rate:.0f} bytes/s while the server is at its connection limit ({limit})"
+        elif self._mid_message or self._header_bytes:
+            what = f"request headers not complete when the server, at its connection limit ({limit}), needed room"
+        else:  # idle between requests, as after a keep-alive timeout
+            self.logger.info("Connection limit (%d) reached: closing an idle connection.", limit)
+            self.transport.close()
+            return
+        self.logger.info("Connection limit (%d) reached: closing a connection: %s.", limit, what)
+        self._fail(408, "request_timeout", what)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -233,7 +287,8 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
         except UnicodeDecodeError:
             self._problem = (400, "invalid_request_error", "malformed HTTP request: the path is not ASCII")
             raise
-        self._body_seen = self.loop.time()
+        self._body_seen = self._head_done = self.loop.time()
+        self._body_bytes = 0
         self._arm(self.limits.body_timeout + GRACE_S)
 
     def on_body(self, body: bytes) -> None:
@@ -241,6 +296,7 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
         cycle = self.cycle
         if cycle is not None and not cycle.response_complete:
             self._body_seen = self.loop.time()  # the client is sending: the backstop starts over
+            self._body_bytes += len(body)
 
     def on_message_complete(self) -> None:
         self._disarm()
@@ -254,10 +310,11 @@ class ToklaneHttpProtocol(HttpToolsProtocol):
                 self.timeout_keep_alive, self.timeout_keep_alive_handler
             )
 
+    def on_response_complete(self) -> None:
+        self._idle_since = self.loop.time()
+        super().on_response_complete()
+
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
-        if not self._admitted:
-            app = _unavailable_app(self.limits.max_connections)
-            cycle.keep_alive = False
         cycle.send_500_response = functools.partial(_send_json_500, cycle)  # type: ignore[method-assign]
         super()._start_asgi_task(cycle, app)
 
