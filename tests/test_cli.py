@@ -204,7 +204,11 @@ def test_serve_enforces_its_limit_options():
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(b"GET /health HTTP/1.1\r\n")
             assert error_of(read_all(s))[0] == 408
-        with socket.create_connection(("127.0.0.1", port)), socket.create_connection(("127.0.0.1", port)):
+        # two connections with a request in progress (idle ones would make room for a new one)
+        head = b"POST /v1/count HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99\r\n\r\n{"
+        with socket.create_connection(("127.0.0.1", port)) as a, socket.create_connection(("127.0.0.1", port)) as b:
+            a.sendall(head)
+            b.sendall(head)
             time.sleep(0.1)
             assert httpx.get(url + "/health").status_code == 503
     finally:
