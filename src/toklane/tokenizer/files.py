@@ -476,10 +476,14 @@ def _check_tokenizer_json(data: Any, source: object) -> None:
                 raise _field(source, f"model.vocab[{k}]", "must be a [piece, score] pair")
         ids = list(range(len(vocab)))
     else:
-        for token, i in _obj(vocab, source, "model.vocab").items():
-            if not _is_int(i) or i < 0:
-                raise _field(source, f"model.vocab[{token!r}]", f"must be a non-negative integer id, got {_clip(i)}")
-            ids.append(i)
+        values = list(_obj(vocab, source, "model.vocab").values())
+        if values and (set(map(type, values)) != {int} or min(values) < 0):  # (C loops; the slow one names it)
+            for token, i in vocab.items():
+                if not _is_int(i) or i < 0:
+                    raise _field(
+                        source, f"model.vocab[{token!r}]", f"must be a non-negative integer id, got {_clip(i)}"
+                    )
+        ids = values
     added = top.get("added_tokens")
     n_added = 0
     if added is not None:
@@ -631,8 +635,20 @@ def _varint(data: bytes, pos: int, end: int, source: object, where: str) -> tupl
 
 def _fields(data: bytes, pos: int, end: int, source: object, where: str) -> Iterator[tuple[int, int, Any]]:
     """The ``(field, wire type, value)`` of a protobuf message in ``data[pos:end]``: varints as ints,
-    length-delimited fields as ``(start, stop)``, fixed32 as 4 bytes; anything malformed is a load error."""
+    length-delimited fields as ``(start, stop)``, fixed32 as 4 bytes; anything malformed is a load error.
+    Pieces laid out as SentencePiece writes them (field 1, a one- or two-byte size) come as
+    ``(1, 2, (start, stop))`` without the general reading (most of a model file)."""
     while pos < end:
+        if data[pos] == 0x0A and pos + 2 < end:  # field 1, length-delimited: a piece
+            size = data[pos + 1]
+            at = pos + 2
+            if size & 0x80:
+                size = (size & 0x7F) | (data[pos + 2] << 7)
+                at += 1
+            if size < 1 << 14 and at + size <= end:
+                yield 1, 2, (at, at + size)
+                pos = at + size
+                continue
         key, pos = _varint(data, pos, end, source, where)
         field, wire = key >> 3, key & 7
         if wire == 0:
