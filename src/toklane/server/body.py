@@ -18,7 +18,8 @@ when the call runs in a worker thread. :class:`BodyRoute` does it instead:
   milliseconds), so the GIL changes hands between pieces;
 - the route's answer is the ``Response`` its endpoint returns (rendered in the
   worker pool for large results, see :func:`render_json`): FastAPI never
-  validates or encodes a large result on the loop.
+  validates or encodes a large result on the loop; and a large request's
+  validated model is let go in the worker pool, where its objects are freed.
 
 Errors keep FastAPI's shapes, so the app's handlers answer them as before:
 malformed JSON and bodies that are not UTF-8 are :class:`MalformedBody` (400),
@@ -42,7 +43,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .heap import LARGE_BODY_BYTES, large_work
+from .heap import LARGE_BODY_BYTES, large_work, release
 
 __all__ = ["INLINE_BODY", "PIECE_CHARS", "BodyRoute", "MalformedBody", "decode_json", "render_json"]
 
@@ -201,9 +202,14 @@ def read_model(body: bytes, content_type: str | None, model: type[BaseModel]) ->
     data: Any = decode_json(body) if _is_json(content_type) else body
     try:
         return model.model_validate(data, from_attributes=True)
-    except ValidationError as exc:
+    except ValidationError as exc:  # without the inputs: one can be the whole body, freed on the loop
         errors = exc.errors(include_url=False)
-        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in errors]) from None
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"]), "input": None} for e in errors]) from None
+    finally:
+        if len(body) > INLINE_BODY:  # what the model did not keep, freed a piece at a time
+            box = [data]
+            del data
+            release(box)
 
 
 class BodyRoute(APIRoute):
@@ -231,8 +237,13 @@ class BodyRoute(APIRoute):
             slot = state.large_requests if len(body) >= LARGE_BODY_BYTES else contextlib.nullcontext()
             async with slot:
                 with large_work():
-                    req = await anyio.to_thread.run_sync(read_model, body, content_type, model, limiter=state.limiter)
-                    return await answer(req, len(body))
+                    held = [
+                        await anyio.to_thread.run_sync(read_model, body, content_type, model, limiter=state.limiter)
+                    ]
+                    try:
+                        return await answer(held[0], len(body))
+                    finally:  # its million objects are freed there too, a piece at a time, not on the loop
+                        await anyio.to_thread.run_sync(release, held, limiter=state.limiter)
 
         async def answer(req: BaseModel, size: int) -> Response:
             req._body_bytes = size  # type: ignore[attr-defined]

@@ -9,7 +9,10 @@ event loop included). :func:`large_work` defers the full passes while any
 large request is being decoded, validated or worked on (the young generations
 are still collected as usual); the first full pass after the last one ends
 sees the heap without them. Garbage in reference cycles that outlives the
-young generations in that time waits for that pass.
+young generations in that time waits for that pass. Its first use also moves
+the objects the process holds by then (its tokenizers' tables, modules) out of
+the collector's sight, after one full pass (``gc.freeze``): each later full
+pass, 45-110 ms over them here, then reads only what came after.
 
 glibc keeps the memory freed by a large request's objects in its arenas:
 :func:`large_request_done` returns it to the system (``malloc_trim``) once the
@@ -29,11 +32,14 @@ import contextlib
 import ctypes
 import ctypes.util
 import gc
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import anyio
+from pydantic import BaseModel
 
 __all__ = [
     "LARGE_BODY_BYTES",
@@ -44,19 +50,25 @@ __all__ = [
     "large_request_started",
     "large_work",
     "limit_arenas",
+    "release",
 ]
 
 _lock = threading.Lock()
 _active = 0
 _saved: tuple[int, int, int] | None = None
+_frozen = False
 _NEVER = 1 << 30  # a full pass is due after this many young ones: never, in practice
 
 
 @contextlib.contextmanager
 def large_work() -> Iterator[None]:
     """While inside (in any thread), the collector makes no full pass; young passes go on."""
-    global _active, _saved
+    global _active, _saved, _frozen
     with _lock:
+        if not _frozen:  # once per process: the long-lived objects leave the full passes
+            _frozen = True
+            gc.collect()
+            gc.freeze()
         if _active == 0:
             _saved = gc.get_threshold()
             gc.set_threshold(_saved[0], _saved[1], _NEVER)
@@ -69,6 +81,44 @@ def large_work() -> Iterator[None]:
             if _active == 0 and _saved is not None:
                 gc.set_threshold(*_saved)
                 _saved = None
+
+
+#: Items dropped at a time by :func:`release` (each drop frees them in one C call, the GIL held).
+RELEASE_ITEMS = 2048
+
+
+def release(box: list[Any]) -> None:
+    """Empty ``box``, freeing the objects only its items hold a few thousand at a time, so that no one
+    deallocation holds the GIL for long: dropping the last reference to a million objects frees them
+    all in one C call (0.1-0.15 s for a 12 MB body's messages). Containers (lists, dicts, pydantic
+    models) that something else still refers to are left as they are."""
+    stack = box[::-1]
+    box.clear()
+    while stack:
+        obj = stack.pop()
+        if sys.getrefcount(obj) > 2:  # this name and the call's argument: someone else holds it
+            continue
+        if isinstance(obj, BaseModel):
+            stack.extend(v for v in (*obj.__dict__.values(), *(obj.__pydantic_extra__ or {}).values()) if _nested(v))
+        elif type(obj) is list:
+            while len(obj) > RELEASE_ITEMS:
+                tail = obj[-RELEASE_ITEMS:]
+                del obj[-RELEASE_ITEMS:]
+                stack.extend(v for v in tail if _nested(v))
+                del tail
+        elif type(obj) is dict:
+            keys = list(obj)
+            for start in range(0, len(keys), RELEASE_ITEMS):
+                for key in keys[start : start + RELEASE_ITEMS]:
+                    value = obj.pop(key)
+                    if _nested(value):
+                        stack.append(value)
+                del value
+        del obj
+
+
+def _nested(value: Any) -> bool:
+    return isinstance(value, BaseModel) or (type(value) in (list, dict) and len(value) > 8)
 
 
 #: The least time between two ``malloc_trim`` calls (each walks glibc's arenas: milliseconds).
