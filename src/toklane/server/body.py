@@ -40,6 +40,7 @@ import anyio
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
+from starlette.background import BackgroundTask, BackgroundTasks
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -212,6 +213,16 @@ def read_model(body: bytes, content_type: str | None, model: type[BaseModel]) ->
             release(box)
 
 
+def _then(first: BackgroundTask | None, second: BackgroundTask) -> BackgroundTask:
+    """``second`` run after the response is sent, after ``first`` if there is one."""
+    if first is None:
+        return second
+    tasks = BackgroundTasks()
+    tasks.add_task(first)
+    tasks.add_task(second)
+    return tasks
+
+
 class BodyRoute(APIRoute):
     """A route whose one JSON body parameter toklane reads (see the module's notes); the endpoint gets
     the validated model and returns a ``Response``. Routes without a body are FastAPI's own."""
@@ -240,10 +251,18 @@ class BodyRoute(APIRoute):
                     held = [
                         await anyio.to_thread.run_sync(read_model, body, content_type, model, limiter=state.limiter)
                     ]
+                    # Its million objects are freed in a worker thread too, a piece at a time, not on the
+                    # loop: once the answer is sent, or before an error is answered.
                     try:
-                        return await answer(held[0], len(body))
-                    finally:  # its million objects are freed there too, a piece at a time, not on the loop
-                        await anyio.to_thread.run_sync(release, held, limiter=state.limiter)
+                        response = await answer(held[0], len(body))
+                    except BaseException:
+                        with anyio.CancelScope(shield=True):
+                            await anyio.to_thread.run_sync(release, held)
+                        raise
+                    response.background = _then(
+                        response.background, BackgroundTask(anyio.to_thread.run_sync, release, held)
+                    )
+                    return response
 
         async def answer(req: BaseModel, size: int) -> Response:
             req._body_bytes = size  # type: ignore[attr-defined]
