@@ -1,8 +1,15 @@
-"""The serving-layer tests keep the model folders and tokenizers they build in pytest's cache folder."""
+"""The engine tests: vLLM on CPU whichever module imports it first; the serving-layer tests keep the
+model folders and tokenizers they build in pytest's cache folder."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# vLLM settles its platform on first import, and SGLang's serving code imports vLLM modules: without
+# this, a session where SGLang's tests run first leaves vLLM unable to infer a device.
+os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
 
 
 @pytest.fixture(scope="session", autouse=True)

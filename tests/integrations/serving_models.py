@@ -257,6 +257,29 @@ def hf_tokenizer(name: str) -> Any:
     return _hf_tokenizer(served_as(name))
 
 
+def release() -> None:
+    """Forget the transformers tokenizers kept by :func:`hf_tokenizer` (the files stay)."""
+    _hf_tokenizer.cache_clear()
+
+
+def new_hf_tokenizer(name: str) -> Any:
+    """A new transformers tokenizer object for ``name`` (for a server that sets its chat template on it)."""
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast(tokenizer_file=str(tokenizer_file(served_as(name))))
+
+
+def template_file(template: str) -> Path:
+    """A Jinja file holding ``template`` (for ``--chat-template``), cached on disk."""
+    path = cache_dir() / f"template-{hashlib.sha256(template.encode()).hexdigest()[:16]}.jinja"
+    if not path.exists():
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(template)
+        os.replace(tmp, path)
+    return path
+
+
 def _config(eos: int) -> dict[str, Any]:
     return {
         "architectures": ["Qwen3ForCausalLM"],

@@ -36,33 +36,9 @@ import toklane
 from ..parsing.helpers import tokenizer
 from ..parsing.test_docs import examples
 from . import vllm_harness as h
+from .serving_cases import AUTO_OUTPUTS, CALL, QWEN, STEPS, THOUGHT, TOOLS, USER, blank
 from .serving_models import served_as
 
-QWEN = "qwen3.6"
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-    },
-}
-TIME = {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}}
-TOOLS = [WEATHER, TIME]
-USER = [{"role": "user", "content": "hi"}]
-STEPS = [1, 3, 16]
-
-# Outputs of a Qwen3.6 model after its template's "<think>\n" (reasoning, then the answer).
-THOUGHT = "The user wants the weather in Paris and the time.\n</think>\n\n"
-CALL = '<tool_call>\n{{"name": "{}", "arguments": {}}}\n</tool_call>'
-AUTO_OUTPUTS = {
-    "two calls": THOUGHT + CALL.format("get_weather", '{"city": "Paris"}') + "\n" + CALL.format("get_time", "{}"),
-    "no call": THOUGHT + "It is sunny in Paris.",
-    "content then a call": THOUGHT + "Let me check.\n\n" + CALL.format("get_weather", '{"city": "Paris"}'),
-    "undeclared tool": THOUGHT + CALL.format("get_stock", '{"ticker": "ACME"}'),
-    "malformed call": THOUGHT + '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Par\n</tool_call>',
-    "long call": THOUGHT
-    + CALL.format("get_weather", json.dumps({"city": "Paris " + " ".join(f"district {i}" for i in range(150))})),
-}
 REQUIRED = (
     THOUGHT + '[{"name": "get_weather", "parameters": {"city": "Paris"}}, {"name": "get_time", "parameters": {}}]'
 )
@@ -77,16 +53,19 @@ def want(text: str, **formats: object) -> toklane.ParseResult:
     return toklane.parse(tokenizer(QWEN), text=text, **formats)  # type: ignore[arg-type]
 
 
-def blank(s: str | None) -> str | None:
-    return s if s and s.strip() else None
-
-
 def same(reply: h.Reply, result: toklane.ParseResult, *, reasoning: bool = True) -> None:
     assert (blank(reply.reasoning), blank(reply.content)) == (
         blank(result.reasoning) if reasoning else None,
         blank(result.content),
     )
     assert reply.calls == [(c.name, json.loads(c.arguments)) for c in result.tool_calls]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def release_servers():
+    """The servers' tokenizers go when the module ends (hundreds of MB each)."""
+    yield
+    h.release()
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,7 @@ __all__ = [
     "Reply",
     "engine",
     "new_engine",
+    "release",
     "run",
     "serving_chat",
     "toklane_tokenizer",
@@ -157,6 +158,18 @@ def new_engine(name: str = "qwen3.6") -> ReplayEngine:
     if name == "qwen3.6":
         return ReplayEngine(config, renderer_from_config(config))
     return ReplayEngine(config, HfRenderer(config, get_cached_tokenizer(hf_tokenizer(name))))
+
+
+def release() -> None:
+    """Drop the engines and tokenizers kept for the session (a test module's last step: their
+    tokenizers are hundreds of MB each)."""
+    import gc
+
+    from . import serving_models
+
+    engine.cache_clear()
+    serving_models.release()
+    gc.collect()
 
 
 def toklane_tokenizer(eng: ReplayEngine) -> toklane.Tokenizer:

@@ -42,6 +42,7 @@ object).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 try:
@@ -315,8 +316,42 @@ def _build_classes() -> None:
                 table[(PREFIX + key).lower()] = cls  # type: ignore[assignment]
 
 
+#: SGLang's serving method that keeps special tokens in the text for the reasoning parsers it knows
+#: need them; toklane's hook adds its own (see :func:`_keep_special_tokens`).
+_SERVING_MODULE = "sglang.srt.entrypoints.openai.serving_chat"
+_SKIP_SPECIAL_TARGET = _SERVING_MODULE + ".OpenAIServingChat._patch_reasoning_skip_special_tokens"
+_hooked = False
+
+
+def _keep_special_tokens(result: Any, serving: Any, request: Any, *args: Any, **kwargs: Any) -> None:
+    """After SGLang's ``_patch_reasoning_skip_special_tokens``: a toklane reasoning parser reads the
+    detokenized text with special tokens kept (``skip_special_tokens=False``), as vLLM's plugin asks
+    vLLM. Without it a request with no tools (SGLang keeps special tokens only where a tool-call
+    parser runs) loses every marker that is a special token -- DeepSeek-style ``<think>``, Cohere's
+    ``<|START_THINKING|>`` -- and its reasoning is read as content. Special tokens that are no marker
+    are dropped from the answer by toklane, as ``skip_special_tokens`` would have."""
+    if str(getattr(serving, "reasoning_parser", None) or "").startswith(PREFIX) and hasattr(
+        request, "skip_special_tokens"
+    ):
+        request.skip_special_tokens = False
+
+
+def _hook_serving() -> None:
+    """Register :func:`_keep_special_tokens` with SGLang's plugin hook registry (applied by
+    ``load_plugins()`` in each SGLang process), and apply it now where the serving module is loaded."""
+    global _hooked
+    from sglang.srt.plugins.hook_registry import HookRegistry, HookType
+
+    if not _hooked:
+        HookRegistry.register(_SKIP_SPECIAL_TARGET, _keep_special_tokens, HookType.AFTER)
+        _hooked = True
+    if _SERVING_MODULE in sys.modules:  # register() by hand, after SGLang's serving code was imported
+        HookRegistry.apply_hooks()
+
+
 def register() -> None:
-    """Register every toklane format with SGLang as ``toklane_<format>`` (idempotent)."""
+    """Register every toklane format with SGLang as ``toklane_<format>`` (idempotent), and the hook
+    that keeps special tokens in the text a toklane reasoning parser reads."""
     _build_classes()
     FunctionCallParser.ToolCallParserEnum.update(_TOOLS)
     ReasoningParser.DetectorMap.update(_REASONING)
@@ -329,3 +364,4 @@ def register() -> None:
         (reasoning_parser_names.REASONING_PARSER_NAMES, _REASONING),
     ):
         names.extend(n for n in new if n not in names)
+    _hook_serving()
