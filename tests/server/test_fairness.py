@@ -222,9 +222,9 @@ def test_a_million_invalid_items_neither_stall_nor_swell_the_service(service, na
         r, took = _post(port, path, body)
     assert r.status_code == 422 and "(and 999,999 more items after it" in r.text, r.text
     figures = {"took": took, "worst_gap": watch.worst, "peak_mb": (watch.peak - watch.baseline) >> 20}
-    # measured before: 7-9 s here (42-59 s in the issue), the loop blocked throughout, +1.0-1.5 GB;
-    # after: 0.15-0.2 s, worst gap 15-50 ms, +0-20 MB
-    assert took < 3 and watch.worst < 1.0, figures
+    # measured before: 7-10 s here (42-59 s in the issue), the loop blocked throughout, +1.0-1.5 GB;
+    # after: 0.15-0.5 s, worst gap 15-50 ms, +0-20 MB
+    assert took < 4 and watch.worst < 1.5, figures
     assert watch.peak - watch.baseline < 300 << 20, figures
 
 
@@ -236,9 +236,9 @@ def test_large_tool_schemas_and_message_floods_do_not_stall_the_loop(service, na
     with _Watch(port, pid) as watch:
         r, took = _post(port, path, body)
     assert r.status_code == 200 and r.json()["count"] > 0, r.text[:300]
-    # measured before: the loop blocked for the whole request (worst gap = its time, 1.5-3 s);
-    # after: worst gap 40-150 ms of 1-3 s
-    assert watch.worst < 0.35 * took, {"took": took, "worst_gap": watch.worst}
+    # measured before: worst gap 0.97 x the request's time for the tools (the loop blocked throughout),
+    # 0.59 x for the messages (2.7 of 4.6 s); after: 0.02-0.1 x (40-150 ms of 1-3 s)
+    assert watch.worst < 0.45 * took, {"took": took, "worst_gap": watch.worst}
 
 
 def test_concurrent_max_size_bodies_get_answers_not_408s_and_their_memory_back():
