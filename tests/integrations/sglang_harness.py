@@ -57,22 +57,22 @@ from toklane.integrations import sglang as toklane_sglang  # noqa: E402
 OpenAIServingChat = serving_chat_module.OpenAIServingChat
 QWEN = "qwen3.6"
 
-__all__ = ["MODEL", "QWEN", "ReplayTokenizerManager", "Reply", "Server", "release", "run", "server"]
+__all__ = ["MODEL", "QWEN", "ReplayTokenizerManager", "Reply", "Server", "fold", "release", "run", "server", "stream"]
 
 
-def server_args(reasoning: str | None, tools: str | None, name: str = QWEN) -> ServerArgs:
+def server_args(reasoning: str | None, tools: str | None, name: str = QWEN, *, prefix: str = "toklane_") -> ServerArgs:
     """``python -m sglang.launch_server --model-path <model folder> ...`` as SGLang parses it:
     ``--reasoning-parser toklane_<reasoning> --tool-call-parser toklane_<tools>``, and for a tokenizer
     other than Qwen3.6 (which the stand-in manager holds in place of the folder's) ``--chat-template``
-    a neutral template."""
+    a neutral template. ``prefix=""``: SGLang's own parsers of those names."""
     toklane_sglang.register()  # the sglang.srt.plugins entry point does this in a real server
     parser = argparse.ArgumentParser()
     ServerArgs.add_cli_args(parser)
     argv = ["--model-path", model_dir(), "--device", "cpu", "--served-model-name", MODEL]
     if reasoning:
-        argv += ["--reasoning-parser", f"toklane_{reasoning}"]
+        argv += ["--reasoning-parser", f"{prefix}{reasoning}"]
     if tools:
-        argv += ["--tool-call-parser", f"toklane_{tools}"]
+        argv += ["--tool-call-parser", f"{prefix}{tools}"]
     if name != QWEN:
         argv += ["--chat-template", str(template_file(NEUTRAL_TEMPLATE))]
     return ServerArgs.from_cli_args(parser.parse_args(argv))
@@ -210,10 +210,11 @@ def _publish(args: ServerArgs) -> None:
         _published[:] = [args]
 
 
-def server(reasoning: str | None, tools: str | None, name: str = QWEN) -> Server:
+def server(reasoning: str | None, tools: str | None, name: str = QWEN, *, prefix: str = "toklane_") -> Server:
     """A server of the model folder with ``--reasoning-parser toklane_<reasoning>`` and
-    ``--tool-call-parser toklane_<tools>``, holding tokenizer ``name``'s vocabulary."""
-    args = server_args(reasoning, tools, name)
+    ``--tool-call-parser toklane_<tools>`` (``prefix=""``: SGLang's own), holding tokenizer ``name``'s
+    vocabulary."""
+    args = server_args(reasoning, tools, name, prefix=prefix)
     _publish(args)
     tokenizer = _qwen_tokenizer() if name == QWEN else _other_tokenizer(served_as(name))
     manager = ReplayTokenizerManager(args, tokenizer)
@@ -247,32 +248,42 @@ def _load(arguments: str) -> Any:
 
 def run(srv: Server, body: dict[str, Any], output: list[int], step: int = 1) -> Reply:
     """One request through ``OpenAIServingChat.handle_request`` with the model replaying ``output``."""
+    if body.get("stream"):
+        return fold(stream(srv, body, output, step))
+    _publish(srv.args)
+    srv.manager.output, srv.manager.step = output, step
+    response = asyncio.run(srv.chat.handle_request(ChatCompletionRequest.model_validate(body), None))
+    assert hasattr(response, "choices"), getattr(response, "body", response)
+    message = response.choices[0].message
+    calls = [(c.function.name, _load(c.function.arguments)) for c in message.tool_calls or ()]
+    return Reply(
+        message.reasoning_content,
+        message.content,
+        calls,
+        response.choices[0].finish_reason,
+        [c.id for c in message.tool_calls or ()],
+    )
+
+
+def stream(srv: Server, body: dict[str, Any], output: list[int], step: int = 1) -> list[str]:
+    """The SSE frames of one streamed request (``body`` with ``"stream": True``)."""
     _publish(srv.args)
     srv.manager.output, srv.manager.step = output, step
     request = ChatCompletionRequest.model_validate(body)
 
-    async def call() -> Any:
+    async def frames() -> list[str]:
         response = await srv.chat.handle_request(request, None)
-        if not body.get("stream"):
-            return response
-        return [frame async for frame in response.body_iterator]
+        assert hasattr(response, "body_iterator"), getattr(response, "body", response)
+        return [f if isinstance(f, str) else f.decode() async for f in response.body_iterator]
 
-    response = asyncio.run(call())
-    if not body.get("stream"):
-        assert hasattr(response, "choices"), getattr(response, "body", response)
-        message = response.choices[0].message
-        calls = [(c.function.name, _load(c.function.arguments)) for c in message.tool_calls or ()]
-        return Reply(
-            message.reasoning_content,
-            message.content,
-            calls,
-            response.choices[0].finish_reason,
-            [c.id for c in message.tool_calls or ()],
-        )
+    return asyncio.run(frames())
+
+
+def fold(frames: list[str]) -> Reply:
+    """What a client ends up with from a stream's SSE frames."""
     reasoning, content, folded, finish, ids = "", "", {}, None, []
-    for frame in response:
-        text = frame if isinstance(frame, str) else frame.decode()
-        data = text.removeprefix("data: ").strip()
+    for frame in frames:
+        data = frame.removeprefix("data: ").strip()
         if data == "[DONE]":
             continue
         chunk = json.loads(data)

@@ -39,10 +39,12 @@ __all__ = [
     "ReplayEngine",
     "Reply",
     "engine",
+    "fold",
     "new_engine",
     "release",
     "run",
     "serving_chat",
+    "stream",
     "toklane_tokenizer",
 ]
 
@@ -177,17 +179,24 @@ def toklane_tokenizer(eng: ReplayEngine) -> toklane.Tokenizer:
     return toklane.load_tokenizer(eng.renderer.tokenizer)
 
 
-def serving_chat(eng: ReplayEngine, reasoning: str | None, tools: str | None, template: str | None = None) -> Any:
+def serving_chat(
+    eng: ReplayEngine,
+    reasoning: str | None,
+    tools: str | None,
+    template: str | None = None,
+    *,
+    prefix: str = "toklane_",
+) -> Any:
     """``OpenAIServingChat`` as ``init_app_state`` builds it for ``--reasoning-parser toklane_<reasoning>
-    --tool-call-parser toklane_<tools> --enable-auto-tool-choice``."""
+    --tool-call-parser toklane_<tools> --enable-auto-tool-choice`` (``prefix=""``: vLLM's own parsers)."""
     from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat
     from vllm.entrypoints.openai.models.protocol import BaseModelPath
     from vllm.entrypoints.openai.models.serving import OpenAIServingModels
     from vllm.renderers.online_renderer import OnlineRenderer
 
     names = {
-        "tool_parser": f"toklane_{tools}" if tools else None,
-        "reasoning_parser": f"toklane_{reasoning}" if reasoning else "",
+        "tool_parser": f"{prefix}{tools}" if tools else None,
+        "reasoning_parser": f"{prefix}{reasoning}" if reasoning else "",
         "enable_auto_tools": True,
     }
     models = OpenAIServingModels(engine_client=eng, base_model_paths=[BaseModelPath(name=MODEL, model_path=MODEL)])
@@ -251,16 +260,27 @@ def run(serving: Any, eng: ReplayEngine, body: dict[str, Any], output: list[int]
             [c.id for c in message.tool_calls],
         )
 
-    async def stream() -> list[dict[str, Any]]:
-        chunks = []
-        async for frame in await _complete(serving, body):
-            data = frame.removeprefix("data: ").strip()
-            if data != "[DONE]":
-                chunks.append(json.loads(data))
-        return chunks
+    return fold(stream(serving, eng, body, output, step))
 
+
+def stream(serving: Any, eng: ReplayEngine, body: dict[str, Any], output: list[int], step: int = 1) -> list[str]:
+    """The SSE frames of one streamed request (``body`` with ``"stream": True``)."""
+    eng.output, eng.step = output, step
+
+    async def frames() -> list[str]:
+        return [frame async for frame in await _complete(serving, body)]
+
+    return asyncio.run(frames())
+
+
+def fold(frames: list[str]) -> Reply:
+    """What a client ends up with from a stream's SSE frames."""
     reasoning, content, calls, finish, ids = "", "", {}, None, []
-    for chunk in asyncio.run(stream()):
+    for frame in frames:
+        data = frame.removeprefix("data: ").strip()
+        if data == "[DONE]":
+            continue
+        chunk = json.loads(data)
         assert "error" not in chunk, chunk
         for choice in chunk.get("choices", ()):
             delta = choice.get("delta", {})
