@@ -251,6 +251,17 @@ def _peers(name: str, quick: bool, tmp: str) -> tuple[dict[str, object], dict[st
     return engines, skipped, reference
 
 
+def _optional_peer(module: str):
+    """A peer the tables show where it is installed and skip where not: fastokens (a toklane dependency only
+    on the platforms it has wheels for) and the sentencepiece library (the ``sentencepiece`` extra)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
 def _fastokens_peer(
     name: str, pattern: str, ranks: dict[bytes, int], nfc: bool, tmp: str, engines: dict, skipped: dict
 ) -> None:
@@ -259,9 +270,8 @@ def _fastokens_peer(
     import base64
     import unicodedata
 
-    try:
-        import fastokens
-    except ImportError:
+    fastokens = _optional_peer("fastokens")
+    if fastokens is None:
         skipped["fastokens"] = "not installed"
         return
     try:
@@ -569,10 +579,7 @@ def user_file_rows(rows: list, quick: bool) -> None:
 
     from toklane.tokenizer.engines import staged
 
-    try:
-        import fastokens
-    except ImportError:
-        fastokens = None
+    fastokens = _optional_peer("fastokens")
     size = 0.2 if quick else 1.0
     rounds = 3 if quick else 5
     pool = sample_text(size * (rounds + 1)) + multilingual_text(size * (rounds + 1))
@@ -608,7 +615,9 @@ def user_file_rows(rows: list, quick: bool) -> None:
                             peers.pop("fastokens", None)
                             t_fast = f"refuses ({str(exc)[:30]})"
                 else:
-                    import sentencepiece as spm
+                    spm = _optional_peer("sentencepiece")
+                    if spm is None:
+                        continue
 
                     t0 = time.process_time()
                     sp = spm.SentencePieceProcessor(model_file=path)
@@ -622,10 +631,10 @@ def user_file_rows(rows: list, quick: bool) -> None:
                     return tok.encode(t)
 
                 for text_label, texts in (("code", code_texts), ("multilingual", ml_texts)):
-                    exact = all(ours(t) == ref(surrogate.sub("\ufffd", t)) for t in texts[:2])
                     fns = {"toklane": ours, **peers}
-                    first = _cpu_interleaved(fns, texts, first=True)
+                    first = _cpu_interleaved(fns, texts, first=True)  # (before any contender sees the texts)
                     warm = _cpu_interleaved(fns, texts, first=False)
+                    exact = all(ours(t) == ref(surrogate.sub("\ufffd", t)) for t in texts[:2])
                     n = len(texts[0].encode())
                     main_peer = "HF tokenizers" if kind == "json" else "sentencepiece"
                     cells = [

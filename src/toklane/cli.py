@@ -880,7 +880,8 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument(
         "--explain",
         metavar="PATH",
-        help="load a tokenizer (a path, or a bundled name) and say which engine runs it and why",
+        help="load a tokenizer (a path, or a bundled name) and say which engine runs it and why "
+        "(default: none; list the bundled tokenizers)",
     )
     models.add_argument("--json", action="store_true", help="print JSON")
     models.set_defaults(func=_cmd_models)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +67,7 @@ class Upgrade:
     the state of the build (``pending``, ``building``, ``done``, ``failed``)."""
 
     def __init__(self, tok: Tokenizer, build: Callable[[Backend], Backend], seconds: float, target: str) -> None:
-        self._tok = tok
+        self._tok = weakref.ref(tok)  # (weakly: the tokenizer holds its upgrade, and goes when dropped)
         self._build = build
         self.seconds = seconds
         self.target = target
@@ -96,7 +97,12 @@ class Upgrade:
         return self.state == "done"
 
     def _run(self) -> None:
-        tok = self._tok
+        tok = self._tok()
+        if tok is None:  # dropped meanwhile
+            self.state = "failed"
+            self.error = "the tokenizer was dropped"
+            self._done.set()
+            return
         current = tok._backend
         inner = current.inner if isinstance(current, CountingBackend) else current
         try:
