@@ -28,8 +28,9 @@ Every contender's result (streamed, folded as a client folds it) is checked equa
 rounds, best of each; both engines on CPU on a shared machine: compare ratios within a row.
 
 Needs vLLM and SGLang (``VLLM_TARGET_DEVICE=cpu pip install --no-deps -r benchmarks/requirements-peers.txt``).
-Run: ``python benchmarks/engines.py`` (L = 1K, 4K, 16K; about 10 minutes) or ``--quick`` (1K and 4K,
-a few minutes).
+Run: ``python benchmarks/engines.py --quick`` (L = 1K and 4K, two rounds: about 3 minutes), or without
+``--quick`` for 16K too (three rounds; much longer: SGLang's own hermes detector re-parses the call
+on every chunk, ~1.5 ms per token at 4K and growing with L).
 """
 
 from __future__ import annotations
