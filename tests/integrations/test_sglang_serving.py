@@ -153,6 +153,19 @@ def test_enable_thinking_false_reads_the_answer_as_content(qwen: h.Server, strea
     assert reply.reasoning is None
 
 
+def test_special_tokens_are_kept_for_a_toklane_reasoning_parser(qwen: h.Server) -> None:
+    """SGLang detokenizes with skip_special_tokens=True when no tool-call parser runs; toklane's hook
+    (registered by register()) keeps special tokens for a toklane reasoning parser, so markers that
+    are special tokens reach it. SGLang's own qwen3 parser is left as SGLang sets it."""
+    body = {"model": h.MODEL, "messages": USER}  # no tools: no tool-call parser runs
+    text = AUTO_OUTPUTS["no call"]
+    same(h.run(qwen, body, ids(text)), want(text, reasoning="qwen3", thinking=True))
+    assert qwen.manager.requests[-1].sampling_params["skip_special_tokens"] is False
+    builtin = h.server("qwen3", None, prefix="")
+    h.run(builtin, body, ids(text))
+    assert builtin.manager.requests[-1].sampling_params["skip_special_tokens"] is True
+
+
 # --------------------------------------------------------------------------- every format's examples
 
 # Tekken (Mistral): SGLang serves it with mistral-common's tokenizer, which this harness does not
