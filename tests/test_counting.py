@@ -56,7 +56,8 @@ def test_chatml_layout():
 def test_llama3_and_harmony_layouts():
     short = [{"role": "system", "content": "S"}, {"role": "user", "content": " hi "}]
     assert toklane.render_chat(short, model="llama3", add_generation_prompt=True) == (
-        "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nS<|eot_id|>"
+        "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n"
+        "Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\nS<|eot_id|>"
         "<|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>"
         "<|start_header_id|>assistant<|end_header_id|>\n\n"
     )

@@ -3,9 +3,8 @@
 The layouts are checked three ways: exact prompts for a fixed tool set (always), the
 gpt-oss developer message equal to openai-harmony's own rendering for generated tool
 sets (where openai-harmony is installed: the dev extra), and the Qwen / Llama prompts
-equal to the models' real Jinja chat templates rendered by transformers for generated
-tool sets (where the templates are available offline: ``TOKLANE_CHAT_TEMPLATES``
-names a folder holding ``qwen3.jinja``, ``qwen3.5.jinja``, ``llama3.1.jinja``).
+equal to the models' real Jinja chat templates (``tests/chat/templates``) rendered by
+transformers for generated tool sets.
 """
 
 from __future__ import annotations
@@ -150,7 +149,8 @@ def test_families_without_a_tool_layout_say_so(model, family):
     with pytest.raises(InvalidArgumentError) as err:
         toklane.count_tokens(SYSTEM_USER, model=model, tools=TOOLS)
     message = str(err.value)
-    assert "\n" not in message and family in message and "chatml (Qwen), llama3 and harmony" in message
+    assert "\n" not in message and family in message and "chatml, qwen3.5 (Qwen), llama3 and harmony" in message
+    assert "chat_template=" in message
     assert toklane.count_tokens(SYSTEM_USER, model=model) > 0  # without tools it still counts
 
 
@@ -193,7 +193,7 @@ def test_deep_but_allowed_nesting_renders():
 def test_other_misuses():
     with pytest.raises(InvalidArgumentError, match="pass messages, not a text"):
         toklane.count_tokens("just text", model="qwen3", tools=TOOLS)
-    with pytest.raises(InvalidMessagesError, match="must have a user message first"):
+    with pytest.raises(InvalidMessagesError, match="must have a message after the system message"):
         toklane.count_tokens(SYSTEM_USER[:1], model="llama3", tools=TOOLS)
     inexact = {"name": "f", "parameters": {"type": "object", "properties": {"x": {"default": 0.1 + 0.2}}}}
     with pytest.raises(InvalidArgumentError, match=r"x\.default holds the number 0\.30000000000000004, .* at most 15"):
@@ -329,15 +329,12 @@ def test_harmony_generated_tools_equal_openai_harmony(harmony, tools, system, us
 
 # --------------------------------------------------------------------------- real Jinja templates
 
-_TEMPLATES = Path(os.environ.get("TOKLANE_CHAT_TEMPLATES", "/nonexistent"))
+_TEMPLATES = Path(__file__).parent / "chat" / "templates"
 _JINJA = {"qwen3": "qwen3.jinja", "qwen3.6": "qwen3.5.jinja", "llama3": "llama3.1.jinja"}
 
 
 def _template(model: str) -> str:
-    path = _TEMPLATES / _JINJA[model]
-    if not path.is_file():
-        pytest.skip(f"no {_JINJA[model]} in TOKLANE_CHAT_TEMPLATES (the model's chat template is not bundled)")
-    return path.read_text(encoding="utf-8")
+    return (_TEMPLATES / _JINJA[model]).read_text(encoding="utf-8")
 
 
 _plain = st.text(

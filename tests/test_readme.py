@@ -44,7 +44,7 @@ def test_python_quickstart_runs_as_pasted(capsys: pytest.CaptureFixture[str]) ->
     exec(compile(block, "README.md (Python quickstart)", "exec"), {"__name__": "readme"})
     printed = capsys.readouterr().out.splitlines()
     # what the block's comments say its prints show
-    assert printed == ["22", 'get_weather {"city": "Paris"}', "'Hello' False", "' <think>' False"]
+    assert printed == ["42", 'get_weather {"city": "Paris"}', "'Hello' False", "' <think>' False"]
 
 
 def curl_examples() -> tuple[list[str], list[tuple[str, str]]]:

@@ -10,6 +10,7 @@ from ._lazy import lazy_exports
 from .counting import count_tokens, encode_chat, render_chat, truncate_messages
 from .decoding import IncrementalDetokenizer
 from .errors import (
+    ChatTemplateError,
     InvalidArgumentError,
     InvalidMessagesError,
     InvalidTokenIdError,
@@ -48,6 +49,7 @@ _LAZY = {
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
+    "ChatTemplateError",
     "IncrementalDetokenizer",
     "InvalidArgumentError",
     "InvalidMessagesError",

@@ -99,6 +99,21 @@ class InvalidMessagesError(InvalidArgumentError, TypeError):
     """
 
 
+class ChatTemplateError(ToklaneError, ValueError):
+    """A chat template that cannot be read or rendered: a syntax error, ``raise_exception(...)``, a
+    failure while rendering, or one of the limits untrusted templates run under. One line naming
+    the template (``template``) and, where known, its line (``line``)."""
+
+    def __init__(self, template: str, line: int | None, reason: str):
+        self.template = template
+        self.line = line
+        self.reason = " ".join(reason.split("\n"))
+        if len(self.reason) > 500:
+            self.reason = self.reason[:497] + "..."
+        where = f"{template}, line {line}" if line else template
+        super().__init__(f"{where}: {self.reason}")
+
+
 _JSON_KINDS = {
     dict: ("an", "object"),
     list: ("an", "array"),

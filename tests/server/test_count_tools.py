@@ -48,4 +48,4 @@ def test_tool_errors(client):
     msg = _error(client.post("/v1/count", json={"text": "hi", "tools": TOOLS}), 422)
     assert "give messages with them" in msg
     msg = _error(client.post("/v1/count", json={"model": "llama3", "messages": MESSAGES[:1], "tools": TOOLS}), 400)
-    assert "must have a user message first" in msg
+    assert "must have a message after the system message" in msg

@@ -96,7 +96,7 @@ def test_vllm_detokenize(client):
     [
         ("/tokenize", {"text": "hi"}, 'unknown field "text"; did you mean "prompt"?'),
         ("/tokenize", {"prompt": "hi", "messages": MSGS}, "give exactly one of prompt | messages"),
-        ("/tokenize", {"prompt": "hi", "chat_template": "{{ x }}"}, "chat_template: custom Jinja chat templates"),
+        ("/tokenize", {"prompt": "hi", "chat_template": "{{ x }}"}, "chat_template: applies to messages only"),
         ("/tokenize", {"prompt": "hi", "continue_final_message": True}, "applies to messages only"),
         ("/detokenize", {"token_ids": [1]}, 'unknown field "token_ids"; did you mean "tokens"?'),
     ],

@@ -154,8 +154,8 @@ def encode_items(tok: Tokenizer, kind: str, first_line: int, items: Any, opts: O
     raw lines for ``"jsonl"``, a pyarrow RecordBatch for ``"parquet"``, one file's bytes
     for ``"text"``. A text record is ``tok.encode(text)``; a message list is rendered in
     the model's chat format (``count_tokens`` / ``encode_chat``)."""
+    from ..chat.messages import validate_messages
     from ..counting import count_tokens, render_chat
-    from ..tokenizer.chat import validate_messages
 
     out = Encoded()
     values = _parquet_values(items, opts.name, path) if kind == "parquet" else items

@@ -369,8 +369,14 @@ def create_app(
 
         def run() -> Response:
             if req.messages is not None:
-                gen = req.add_generation_prompt
-                tokens = counting.encode_chat(messages_payload(req.messages), tok, add_generation_prompt=gen)
+                tokens = counting.encode_chat(
+                    messages_payload(req.messages),
+                    tok,
+                    add_generation_prompt=req.add_generation_prompt,
+                    tools=req.tools or None,
+                    chat_template=req.chat_template,
+                    chat_template_kwargs=req.chat_template_kwargs,
+                )
             else:
                 tokens = tok.encode(req.text or "", add_special_tokens=req.add_special_tokens)
             return json_response({"tokens": tokens, "count": len(tokens)})
@@ -394,9 +400,14 @@ def create_app(
             if req.texts is not None:  # counts from the ids' offsets: no list per text
                 return json_response({"counts": numpy.diff(tok.encode_batch_flat(req.texts)[1]).tolist()})
             if req.messages is not None:
-                gen = req.add_generation_prompt
-                messages = messages_payload(req.messages)
-                count = counting.count_tokens(messages, tok, add_generation_prompt=gen, tools=req.tools)
+                count = counting.count_tokens(
+                    messages_payload(req.messages),
+                    tok,
+                    add_generation_prompt=req.add_generation_prompt,
+                    tools=req.tools,
+                    chat_template=req.chat_template,
+                    chat_template_kwargs=req.chat_template_kwargs,
+                )
                 return json_response({"count": count})
             return json_response({"count": tok.count(req.text or "")})
 

@@ -295,15 +295,58 @@ _TOOL_EXAMPLE = {
 }
 
 
+def _count_tools_ok(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The library's own check of tool definitions (:func:`toklane.chat.tools.validate_tools`)."""
+    from ..chat.tools import validate_tools
+    from ..errors import InvalidArgumentError
+
+    try:
+        validate_tools(tools)
+    except InvalidArgumentError as exc:
+        raise ValueError(str(exc)) from None
+    return tools
+
+
+#: A request's own chat template (its text, or the name of one of the model's named templates).
+ChatTemplateText = Annotated[
+    Text,
+    Field(
+        description="`messages` only: a Jinja chat template (its text, or the name of one of the model's named "
+        "templates) rendered instead of the model's own, as transformers renders it (docs/chat-formats.md: "
+        "sandboxed, bounded in size and time).",
+    ),
+]
+#: Variables of the chat template (``{"enable_thinking": false}``).
+ChatTemplateKwargs = Annotated[
+    JsonObject,
+    Field(description='`messages` only: variables of the chat template, e.g. `{"enable_thinking": false}`.'),
+]
+
+
+def _chat_only(obj: BaseModel) -> None:
+    if getattr(obj, "messages", None) is None:
+        for name in ("chat_template", "chat_template_kwargs", "tools"):
+            if getattr(obj, name, None):
+                raise ValueError(f"{name} applies to messages only: give messages with it")
+
+
 class TokenizeRequest(_Request):
     text: Text | None = None
-    messages: Messages | None = Field(None, description="Rendered in the model's chat format, then encoded.")
+    messages: Messages | None = Field(
+        None, description="Rendered by the model's chat template (or its family format), then encoded."
+    )
     add_special_tokens: bool = False
     add_generation_prompt: bool = False
+    tools: Annotated[JsonObjects, AfterValidator(_count_tools_ok)] | None = Field(
+        None, description="OpenAI tool definitions, rendered with `messages` where the model's template puts them."
+    )
+    chat_template: ChatTemplateText | None = None
+    chat_template_kwargs: ChatTemplateKwargs | None = None
 
     @model_validator(mode="after")
     def _one_input(self) -> TokenizeRequest:
         _exactly_one(self, ("text", "messages"))
+        _chat_only(self)
         return self
 
 
@@ -321,18 +364,6 @@ class DetokenizeResponse(BaseModel):
     text: str
 
 
-def _count_tools_ok(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The library's own check of tool definitions (:func:`toklane.tokenizer.tool_prompts.validate_tools`)."""
-    from ..errors import InvalidArgumentError
-    from ..tokenizer.tool_prompts import validate_tools
-
-    try:
-        validate_tools(tools)
-    except InvalidArgumentError as exc:
-        raise ValueError(str(exc)) from None
-    return tools
-
-
 class CountRequest(_Request):
     text: Text | None = None
     texts: TextList | None = Field(None, description="A batch: the response has `counts`.")
@@ -340,16 +371,19 @@ class CountRequest(_Request):
     add_generation_prompt: bool = False
     tools: Annotated[JsonObjects, AfterValidator(_count_tools_ok)] | None = Field(
         None,
-        description="OpenAI tool definitions, rendered with `messages` where the model family's chat template "
-        "puts them (Qwen, Llama 3.1, gpt-oss; other families answer 400) and counted.",
+        description="OpenAI tool definitions, rendered with `messages` where the model's chat template puts them "
+        "and counted (a bundled tokenizer's family format without a tool layout answers 400).",
         examples=[[_TOOL_EXAMPLE]],
     )
+    chat_template: ChatTemplateText | None = None
+    chat_template_kwargs: ChatTemplateKwargs | None = None
 
     @model_validator(mode="after")
     def _one_input(self) -> CountRequest:
         _exactly_one(self, ("text", "texts", "messages"))
         if self.tools and self.messages is None:
             raise ValueError("tools are rendered into a conversation: give messages with them")
+        _chat_only(self)
         return self
 
 

@@ -5,8 +5,9 @@ works against ``toklane serve`` unchanged.
 
 Where vLLM and toklane differ, this module follows vLLM: ``add_special_tokens`` defaults
 to true for a ``prompt`` and false for ``messages``; ``add_generation_prompt`` defaults
-to true. Messages are rendered in the model family's chat format exactly as
-``/v1/tokenize`` renders them. ``max_model_len`` is null: a bundled tokenizer serves
+to true. Messages are rendered exactly as ``/v1/tokenize`` renders them: by the model's own chat
+template (or the request's ``chat_template``, with its ``chat_template_kwargs``), else by the
+bundled tokenizer's family format. ``max_model_len`` is null: a bundled tokenizer serves
 many models with different context lengths, so toklane does not know it.
 """
 
@@ -19,8 +20,7 @@ from fastapi import FastAPI
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 from starlette.responses import Response
 
-from .. import counting
-from ..tokenizer.chat import chat_format_for, message_text
+from ..chat.render import render
 from .body import render_json
 from .schemas import (
     FAIL_FAST,
@@ -43,10 +43,6 @@ T = TypeVar("T")
 
 # vLLM fields toklane cannot honour: accepted when empty (clients send them as null / {}), else a 422 naming the fix.
 _UNSUPPORTED = {
-    "chat_template": "custom Jinja chat templates are not supported; toklane renders the model family's chat "
-    "format (docs/chat-formats.md): omit chat_template",
-    "chat_template_kwargs": "chat template arguments are not supported; toklane renders the model family's chat "
-    "format (docs/chat-formats.md): omit chat_template_kwargs",
     "media_io_kwargs": "media inputs are not supported (text only): omit media_io_kwargs",
     "mm_processor_kwargs": "multimodal processor arguments are not supported (text only): omit mm_processor_kwargs",
 }
@@ -75,14 +71,21 @@ class VllmTokenizeRequest(_Request):
         "Cannot be combined with `add_generation_prompt: true`.",
     )
     return_token_strs: bool | None = Field(False, description="Also return each token's vocabulary string.")
-    chat_template: Text | None = Field(None, description="Not supported (null only).")
-    chat_template_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
+    chat_template: Text | None = Field(
+        None,
+        description="`messages` only: a Jinja chat template (its text, or the name of one of the model's named "
+        "templates) rendered instead of the model's own (as vLLM; docs/chat-formats.md for the limits).",
+    )
+    chat_template_kwargs: JsonObject | None = Field(
+        None,
+        description='`messages` only: variables of the chat template, e.g. `{"enable_thinking": false}`.',
+    )
     media_io_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
     mm_processor_kwargs: JsonObject | None = Field(None, description="Not supported (null or {} only).")
     tools: Annotated[JsonObjects, AfterValidator(_count_tools_ok)] | None = Field(
         None,
-        description="`messages` only: OpenAI tool definitions, rendered where the model family's chat template "
-        "puts them (as `/v1/count`; Qwen, Llama 3.1, gpt-oss; other families answer 400).",
+        description="`messages` only: OpenAI tool definitions, rendered where the model's chat template puts them "
+        "(as `/v1/count`).",
     )
 
     @model_validator(mode="after")
@@ -92,7 +95,13 @@ class VllmTokenizeRequest(_Request):
             if getattr(self, name):
                 raise ValueError(f"{name}: {why}")
         if self.prompt is not None:
-            for name in ("add_generation_prompt", "continue_final_message", "tools"):
+            for name in (
+                "add_generation_prompt",
+                "continue_final_message",
+                "tools",
+                "chat_template",
+                "chat_template_kwargs",
+            ):
                 if getattr(self, name):
                     raise ValueError(f"{name}: applies to messages only (this request has a prompt)")
         if self.continue_final_message and self.add_generation_prompt:
@@ -129,32 +138,24 @@ def encode_vllm(req: VllmTokenizeRequest, tok: Tokenizer) -> list[int]:
     if req.messages is None:
         special = True if req.add_special_tokens is None else req.add_special_tokens
         return tok.encode(req.prompt or "", add_special_tokens=special)
-    messages = messages_payload(req.messages)
-    special = bool(req.add_special_tokens)
-    tools = req.tools or None
     gen = not req.continue_final_message if req.add_generation_prompt is None else req.add_generation_prompt
-    if not special and not req.continue_final_message:
-        return counting.encode_chat(messages, tok, add_generation_prompt=gen, tools=tools)
-    fmt = chat_format_for(tok.name, tok.special_tokens, None)
-    missing = [m for m in fmt.markers if m not in tok.special_tokens]
+    rendered = render(
+        tok,
+        messages_payload(req.messages),
+        tools=req.tools or None,
+        add_generation_prompt=gen,
+        continue_final_message=req.continue_final_message,
+        chat_template=req.chat_template,
+        chat_template_kwargs=req.chat_template_kwargs,
+    )
+    fmt = rendered.renderer.format
+    missing = [m for m in fmt.markers if m not in tok.special_tokens] if fmt is not None else []
     if missing:
         raise ValueError(
             f"tokenizer {tok.name!r} has no {fmt.name!r} chat markers ({', '.join(missing)}): "
             "its chat prompts can be counted but not encoded"
         )
-    rendered = fmt.render(messages, gen, tools, tok.name)
-    if req.continue_final_message:
-        # As transformers' apply_chat_template(continue_final_message=True): cut right after the final
-        # message's (stripped) text, so its end-of-turn and anything later are left out.
-        final = message_text(messages[-1], len(messages) - 1).strip()
-        at = rendered.rfind(final) if final else -1
-        if at < 0:
-            raise ValueError(
-                "continue_final_message: the final message has no text to continue in the rendered prompt "
-                "(give it text content, or set continue_final_message to false)"
-            )
-        rendered = rendered[: at + len(final)]
-    return tok.encode(rendered, add_special_tokens=special)
+    return tok.encode(rendered.text, add_special_tokens=bool(req.add_special_tokens))
 
 
 def add_vllm_routes(

@@ -685,7 +685,7 @@ class BundledTokenizer:
     tokens: int = 0  # len(tokenizer): ids that hold a token
     special_tokens: int = 0  # len(tokenizer.special_tokens)
     # The hook for the model's own chat template: its name or text, once the chat package renders
-    # bundled templates (None: the family format toklane.tokenizer.chat picks).
+    # bundled templates (None: the family format toklane.chat.formats picks).
     chat_template: str | None = None
 
 

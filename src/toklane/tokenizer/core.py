@@ -350,6 +350,98 @@ class Tokenizer:
         """:meth:`decode` for many id lists."""
         return [self.decode(ids, skip_special_tokens) for ids in batch]
 
+    # ------------------------------------------------------------------ names from transformers and tiktoken
+    def convert_ids_to_tokens(self, ids: int | Sequence[int], skip_special_tokens: bool = False) -> Any:
+        """transformers' name: the vocabulary string of an id (:meth:`id_to_token`), or a list of them
+        for a list of ids (special tokens left out with ``skip_special_tokens``)."""
+        if isinstance(ids, int):
+            return self.id_to_token(ids)
+        if hasattr(ids, "tolist"):
+            ids = ids.tolist()
+        return [self.id_to_token(i) for i in ids if not (skip_special_tokens and self.is_special(i))]
+
+    def convert_tokens_to_ids(self, tokens: str | Sequence[str]) -> Any:
+        """transformers' name: the id of a vocabulary string (:meth:`token_to_id`; ``None`` for a
+        string not in the vocabulary), or a list of them for a list of strings."""
+        if isinstance(tokens, str):
+            return self.token_to_id(tokens)
+        vocab = self.vocab
+        return [vocab.get(t) for t in tokens]
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """tiktoken's name: the ids of ``text`` with special-token strings read as plain text
+        (``encode(text, split_special_tokens=True)``)."""
+        return self.encode(text, split_special_tokens=True)
+
+    @property
+    def chat_template(self) -> str | dict[str, str] | None:
+        """The tokenizer's own chat template (transformers' attribute): the text, named templates
+        (``{"default": ..., "tool_use": ...}``), or ``None`` -- a bundled tokenizer renders its
+        family format (``docs/chat-formats.md``)."""
+        from ..chat.sources import own_template
+
+        return own_template(self).template
+
+    def apply_chat_template(
+        self,
+        conversation: Any,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        documents: Sequence[Mapping[str, Any]] | None = None,
+        chat_template: str | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        tokenize: bool = True,
+        truncation: bool = False,
+        max_length: int | None = None,
+        return_dict: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        """transformers' ``apply_chat_template``, same arguments and results: the rendered prompt
+        (``tokenize=False``), ``{"input_ids": ids, "attention_mask": [1, ...]}`` (``return_dict``,
+        transformers 5's default) or the ids (``return_dict=False``); a list of them for a list
+        of conversations. Extra keyword arguments are template variables (``enable_thinking=False``).
+        The renderer is :func:`toklane.render_chat`'s: the tokenizer's own template, ``chat_template``,
+        or a bundled tokenizer's family format."""
+        from ..chat.render import render
+        from ..errors import InvalidArgumentError
+
+        for name in ("padding", "return_tensors", "sanitize_control_tokens", "return_assistant_tokens_mask"):
+            if kwargs.get(name):
+                raise InvalidArgumentError(name, "is not supported by toklane's apply_chat_template")
+            kwargs.pop(name, None)
+        kwargs.pop("tokenizer_kwargs", None)
+        batched = (
+            isinstance(conversation, (list, tuple))
+            and bool(conversation)
+            and isinstance(conversation[0], (list, tuple))
+        )
+        if isinstance(conversation, (list, tuple)) and not conversation:
+            raise InvalidArgumentError("conversation", "is empty: give at least one message")
+        results = []
+        for chat in conversation if batched else [conversation]:
+            text = render(
+                self,
+                chat,
+                tools=tools,
+                documents=documents,
+                add_generation_prompt=add_generation_prompt,
+                continue_final_message=continue_final_message,
+                chat_template=chat_template,
+                chat_template_kwargs=kwargs,
+            ).text
+            if not tokenize:
+                results.append(text)
+                continue
+            ids = self.encode(text)
+            if truncation and max_length is not None:
+                ids = ids[:max_length]
+            results.append(ids)
+        if tokenize and return_dict:
+            if batched:
+                return {"input_ids": results, "attention_mask": [[1] * len(ids) for ids in results]}
+            return {"input_ids": results[0], "attention_mask": [1] * len(results[0])}
+        return results if batched else results[0]
+
 
 def _room(max_length: int, reserved: int, truncation_side: str) -> int:
     if not isinstance(max_length, int) or isinstance(max_length, bool):

@@ -648,7 +648,11 @@ def _load_object(obj: Any, refresh: bool = False) -> Tokenizer:
         # The probe is taken before the object is read: a token added in between
         # is in the wrapper and also fails the probe, which costs one more wrap, never stale ids.
         fresh[0] = watch() if watch is not None else None
-        return build()
+        tok = build()
+        from ..chat.sources import remember_live
+
+        remember_live(tok, obj)  # a transformers tokenizer's chat template, read now (obj is not kept)
+        return tok
 
     def store(tok: Tokenizer) -> Tokenizer:
         return _objects.put(obj, tok, fresh[0], replace=refresh)

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from toklane.chat.formats import FORMATS
 from toklane.errors import InvalidMessagesError, ToklaneError
-from toklane.tokenizer.chat import FORMATS
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "get", "arguments": '{"a": 1}'}}
 GOOD = [
