@@ -932,6 +932,98 @@ def _sglang_per_request() -> dict[str, tuple[Callable[[], Any], Callable[[], Any
     return out
 
 
+def _request_tools() -> list[dict[str, Any]]:
+    """Four ordinary tools, as a request carries them (a fresh copy per request, as a server parses it)."""
+
+    def tool(name: str, props: dict[str, Any]) -> dict[str, Any]:
+        params = {"type": "object", "properties": props, "required": list(props)[:1]}
+        return {
+            "type": "function",
+            "function": {"name": name, "description": f"{name} for the user", "parameters": params},
+        }
+
+    return [
+        tool("get_weather", {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}}),
+        tool("search", {"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}}),
+        tool("send_email", {"to": {"type": "array", "items": {"type": "string"}}, "body": {"type": "string"}}),
+        tool("book", {"when": {"type": "string"}, "guests": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}),
+    ]
+
+
+def schema_rows(rows: list, qwen: toklane.Tokenizer) -> None:
+    """get_parser with a request's tools (4 tools, a fresh copy per call: every request parses its own
+    JSON): the first sight of the schema, a schema seen before (remembered by value), without tools,
+    and SGLang's FunctionCallParser(tools, "qwen3_coder") built from the same tools."""
+    from toklane.parsing import schema as schema_module
+
+    n = 2_000
+    copies = [_request_tools() for _ in range(n)]
+    distinct = [_request_tools() for _ in range(n)]
+    for i, tools in enumerate(distinct):  # never seen: a different description per call
+        tools[0]["function"]["description"] = f"weather #{i}"
+
+    def ours_first() -> None:
+        schema_module._valid.clear()
+        for tools in distinct:
+            toklane.get_parser(qwen, reasoning="qwen3", tools="qwen3_coder", tools_schema=tools)
+
+    fns: dict[str, Callable[[], Any]] = {
+        "none": lambda: [toklane.get_parser(qwen, reasoning="qwen3", tools="qwen3_coder") for _ in range(n)],
+        "seen": lambda: [
+            toklane.get_parser(qwen, reasoning="qwen3", tools="qwen3_coder", tools_schema=t) for t in copies
+        ],
+        "first": ours_first,
+    }
+    try:
+        logging.getLogger("sglang").setLevel(logging.ERROR)
+        from sglang.srt.entrypoints.openai.protocol import Tool
+        from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+        sglang_tools = [[Tool(**t) for t in tools] for tools in copies]
+        fns["sglang"] = lambda: [FunctionCallParser(t, "qwen3_coder") for t in sglang_tools]
+    except Exception:  # SGLang absent
+        pass
+    t = {k: v / n for k, v in best_times_interleaved(fns).items()}
+    rows.append(["get_parser(qwen3 + qwen3_coder) with a request's 4 tools", "", "", "", "", "", ""])
+    rows.append(["  toklane, no tools (floor)", fmt_seconds(t["none"]), "", "", "", "", "-"])
+    first_ok = t["first"] - t["none"] <= 20e-6
+    rows.append(
+        [
+            "  toklane, schema first seen",
+            fmt_seconds(t["first"]),
+            "",
+            "",
+            "",
+            f"check {fmt_seconds(t['first'] - t['none'])}",
+            f"check <= 20 µs: {'met' if first_ok else 'MISSED'}",
+        ]
+    )
+    seen_ratio = t["seen"] / t["none"]
+    rows.append(
+        [
+            "  toklane, schema seen before",
+            fmt_seconds(t["seen"]),
+            "",
+            "",
+            "",
+            f"{seen_ratio:.1f}x the floor",
+            f"<= 1.5x floor: {'met' if seen_ratio <= 1.5 else 'MISSED'}",
+        ]
+    )
+    if "sglang" in t:
+        rows.append(
+            [
+                "    SGLang FunctionCallParser(tools, name)",
+                fmt_seconds(t["sglang"]),
+                "",
+                "",
+                "",
+                f"{t['sglang'] / t['seen']:.1f}x slower (seen), {t['sglang'] / t['first']:.1f}x (first)",
+                "ahead: " + ("met" if t["sglang"] >= t["seen"] else "MISSED"),
+            ]
+        )
+
+
 def get_parser_call(tok: toklane.Tokenizer, fmt: dict[str, str]) -> Callable[[], Any]:
     """``lambda: get_parser(tok, reasoning="...", tools="...")`` with the names written in the call, as a
     server writes it (``**fmt`` would add the cost of unpacking a dict to every call)."""
@@ -1027,6 +1119,7 @@ def construction_section(rows: list, qwen: toklane.Tokenizer) -> None:
             )
     if why:
         rows.append(["  SGLang: not importable", "-", "", "", "", "", why])
+    schema_rows(rows, qwen)
     t0 = time.perf_counter()
     toklane.get_parser(qwen, reasoning="deepseek_r1", tools="pythonic")  # a pair never built for this tokenizer
     t_cold = time.perf_counter() - t0

@@ -130,3 +130,94 @@ def test_any_schema_fails_at_construction_or_never(x_schema):
     for k in range(0, len(OUTPUT), 7):
         parser.feed(text=OUTPUT[k : k + 7])
     parser.finish()
+
+
+# --------------------------------------------------------------------------- schemas remembered by value
+
+_JUNK_WITH_TUPLES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.sampled_from(["string", "x"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(
+            st.sampled_from(["type", "anyOf", "items", "properties", "enum", "required"]), inner, max_size=3
+        )
+    ),
+    max_leaves=10,
+)
+
+
+def _outcome(check: Any, schema: Any) -> str | None:
+    try:
+        check(schema)
+    except InvalidToolsSchemaError as exc:
+        return str(exc)
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(x_schema=_JUNK_WITH_TUPLES, other=_JUNK_WITH_TUPLES)
+def test_a_remembered_schema_answers_as_the_walk_does(x_schema, other):
+    """Validated twice (the second time from memory where the first passed), and after a lookalike
+    (the same JSON with tuples for lists) was remembered: always the walk's own answer."""
+    from toklane.parsing import schema as module
+
+    for s in (_tools(other), _tools(x_schema)):
+        expected = _outcome(module._walk, s)
+        assert _outcome(module.validate_tools_schema, s) == expected
+        assert _outcome(module.validate_tools_schema, s) == expected
+        as_json = json.loads(json.dumps(s))  # tuples read back as lists: a different value, maybe valid
+        assert _outcome(module.validate_tools_schema, as_json) == _outcome(module._walk, as_json)
+        assert _outcome(module.validate_tools_schema, s) == expected
+
+
+def test_a_schema_is_remembered_once_valid_and_never_trusted_after_a_change():
+    from toklane.parsing import schema as module
+
+    tools = _tools({"type": "string", "enum": ["a", "b"]})
+    module.validate_tools_schema(tools)
+    assert __import__("marshal").dumps(tools, 4) in module._valid
+    tools[0]["function"]["parameters"]["properties"]["x"]["enum"] = "ab"  # the same object, now malformed
+    with pytest.raises(InvalidToolsSchemaError, match="enum must be a list"):
+        toklane.get_parser(TOK, tools_schema=tools, **FMT)
+    bad = _tools({"enum": ("a", "b")})  # a tuple: as JSON it equals the remembered schema's enum
+    with pytest.raises(InvalidToolsSchemaError, match="enum must be a list"):
+        module.validate_tools_schema(bad)
+
+
+class _DictSubclass(dict):
+    pass
+
+
+def test_only_plain_values_are_remembered():
+    from toklane.parsing import schema as module
+
+    before = len(module._valid)
+    for tools in (
+        [_DictSubclass(_tools({"type": "number"})[0])],
+        [_Model(_tools({"type": "number"})[0])],
+        tuple(_tools({"type": "number", "title": "tuple"})),
+    ):
+        module.validate_tools_schema(tools)
+    assert len(module._valid) == before
+
+
+def test_the_memory_is_bounded_in_count_and_bytes_under_threads():
+    import threading
+
+    from toklane.parsing import schema as module
+
+    def work(k: int) -> None:
+        for i in range(400):
+            module.validate_tools_schema(_tools({"type": "string", "description": f"{k}-{i}" * (i % 50)}))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(module._valid) <= module.MAX_REMEMBERED
+    assert module._valid_bytes == sum(map(len, module._valid)) <= module.MAX_REMEMBERED_BYTES
+    huge = _tools({"type": "string", "description": "d" * (module.MAX_REMEMBERED_BYTES // 2)})
+    module.validate_tools_schema(huge)
+    assert __import__("marshal").dumps(huge, 4) not in module._valid
