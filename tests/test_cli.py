@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -70,6 +72,112 @@ def test_count_jsonl_and_messages(tmp_path):
     m.write_text(json.dumps({"messages": msgs}))
     proc = run("count", str(m), "--model", "gpt-oss", "--messages", "--add-generation-prompt", "--json")
     assert json.loads(proc.stdout)["total"] == toklane.count_tokens(msgs, "gpt-oss", add_generation_prompt=True)
+
+
+TEMPLATES = Path(__file__).parent / "chat" / "templates"
+WEATHER = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    }
+]
+
+
+def test_count_messages_with_a_template_file_and_kwargs(tmp_path):
+    """--chat-template FILE and --chat-template-kwargs count as count_tokens(chat_template=, chat_template_kwargs=)."""
+    msgs = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris?"}]
+    m = tmp_path / "chat.json"
+    m.write_text(json.dumps(msgs))
+    template = str(TEMPLATES / "qwen3.jinja")
+    text = (TEMPLATES / "qwen3.jinja").read_text(encoding="utf-8")
+    base = ("count", str(m), "--model", "qwen3", "--messages", "--add-generation-prompt", "--json")
+    counts = {}
+    for kwargs in (None, {"enable_thinking": False}):
+        extra = ("--chat-template-kwargs", json.dumps(kwargs)) if kwargs else ()
+        proc = run(*base, "--chat-template", template, *extra)
+        assert proc.returncode == 0, proc.stderr
+        counts[bool(kwargs)] = json.loads(proc.stdout)["total"]
+        expected = toklane.count_tokens(
+            msgs, "qwen3", add_generation_prompt=True, chat_template=text, chat_template_kwargs=kwargs
+        )
+        assert counts[bool(kwargs)] == expected
+    # enable_thinking=False closes an empty think block in the generation prompt: "<think>\n\n</think>\n\n"
+    assert counts[True] > counts[False]
+    # tools: from --tools-schema, or from a saved request's "tools"
+    schema = tmp_path / "tools.json"
+    schema.write_text(json.dumps(WEATHER))
+    expected = toklane.count_tokens(msgs, "qwen3", tools=WEATHER, chat_template=text, add_generation_prompt=True)
+    assert expected > counts[False]
+    proc = run(*base, "--chat-template", template, "--tools-schema", str(schema))
+    assert json.loads(proc.stdout)["total"] == expected, proc.stderr
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"model": "qwen3", "messages": msgs, "tools": WEATHER}))
+    proc = run("count", str(request), *base[2:], "--chat-template", template)
+    assert json.loads(proc.stdout)["total"] == expected, proc.stderr
+    # --jsonl-field message lists take the same options
+    jl = tmp_path / "chats.jsonl"
+    jl.write_text(json.dumps({"m": msgs}) + "\n" + json.dumps({"m": "plain text"}) + "\n")
+    proc = run(
+        "count", str(jl), "--model", "qwen3", "--jsonl-field", "m", "--json", "--add-generation-prompt",
+        "--chat-template", template, "--chat-template-kwargs", '{"enable_thinking": false}',
+    )  # fmt: skip
+    assert json.loads(proc.stdout)["total"] == counts[True] + toklane.count_tokens("plain text", "qwen3")
+
+
+def test_count_messages_with_a_named_template(tmp_path):
+    """--chat-template NAME picks one of a folder's named templates (tokenizer_config.json's list)."""
+    chatml = (
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+    tool_use = "{% for t in tools %}TOOL {{ t.function.name }}\n{% endfor %}" + chatml
+    folder = tmp_path / "model"
+    folder.mkdir()
+    shutil.copy(toklane.load_tokenizer("deepseek-v4").source, folder / "tokenizer.json")
+    config = {"chat_template": [{"name": "default", "template": chatml}, {"name": "tool_use", "template": tool_use}]}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    msgs = [{"role": "user", "content": "hi"}]
+    m = tmp_path / "chat.json"
+    m.write_text(json.dumps(msgs))
+    base = ("count", str(m), "--model", str(folder), "--messages", "--json")
+    default = json.loads(run(*base).stdout)["total"]
+    assert default == toklane.count_tokens(msgs, str(folder))
+    schema = tmp_path / "tools.json"
+    schema.write_text(json.dumps(WEATHER))
+    proc = run(*base, "--chat-template", "tool_use", "--tools-schema", str(schema))
+    assert proc.returncode == 0, proc.stderr
+    named = json.loads(proc.stdout)["total"]
+    assert named == toklane.count_tokens(msgs, str(folder), chat_template="tool_use", tools=WEATHER) > default
+    assert_clean_error(run(*base, "--chat-template", "rag"), "its named templates: default, tool_use")
+
+
+def test_count_chat_option_errors_are_one_line(tmp_path):
+    m = tmp_path / "chat.json"
+    m.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    base = ("count", str(m), "--model", "qwen3", "--messages")
+    broken = tmp_path / "broken.jinja"
+    broken.write_text("{{ messages[0].content }}\n{{ raise_exception('no, thanks') }}\n")
+    for args, needle in [
+        (("--chat-template-kwargs", "{enable_thinking: false}"), "--chat-template-kwargs: not JSON"),
+        (("--chat-template-kwargs", "[1]"), "--chat-template-kwargs: expected a JSON object"),
+        (("--chat-template-kwargs", '{"1x": 1}'), "keys must be variable names"),
+        (("--chat-template", "tool_use"), "no such file, and 'qwen3' has no named templates"),
+        (("--chat-template", str(tmp_path / "missing.jinja")), "no such file"),
+        (("--chat-template", str(broken)), f"{broken}, line 2: raised: no, thanks"),
+        (("--tools-schema", str(m)), "chat.json"),
+    ]:
+        assert_clean_error(run(*base, *args), needle)
+    assert_clean_error(
+        run("count", str(m), "--model", "qwen3", "--chat-template-kwargs", "{}"),
+        "--chat-template-kwargs apply to message lists: add --messages",
+    )
+    assert_clean_error(
+        run("count", str(tmp_path), "--model", "qwen3", "--messages-field", "m", "--chat-template", str(broken)),
+        "--chat-template apply to --messages/--jsonl-field counting, not to the corpus counter",
+    )
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from . import __version__
-from .errors import ToklaneError
+from .errors import ChatTemplateError, ToklaneError
 
 
 class CliError(Exception):
@@ -306,7 +306,60 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- count
 
 
-def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any) -> int:
+def _chat_options(tok: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """``count_tokens``'s chat options from --add-generation-prompt, --chat-template,
+    --chat-template-kwargs and --tools-schema (read once per run)."""
+    options: dict[str, Any] = {"add_generation_prompt": args.add_generation_prompt}
+    if args.chat_template is not None:
+        options["chat_template"] = _chat_template(tok, args.chat_template, args)
+    if args.chat_template_kwargs is not None:
+        try:
+            kwargs = json.loads(args.chat_template_kwargs)
+        except json.JSONDecodeError as exc:
+            raise CliError(f"--chat-template-kwargs: not JSON ({exc})") from None
+        if not isinstance(kwargs, dict):
+            raise CliError(
+                "--chat-template-kwargs: expected a JSON object of template variables, "
+                "e.g. '{\"enable_thinking\": false}'"
+            )
+        options["chat_template_kwargs"] = kwargs
+    if args.tools_schema is not None:
+        options["tools"] = _load_schema(args.tools_schema, args)
+    return options
+
+
+def _chat_template(tok: Any, value: str, args: argparse.Namespace) -> str:
+    """--chat-template: a template file's text; else the name of one of the tokenizer's named
+    templates (``tool_use``), passed on as a name; else template text in one line (as vLLM's
+    --chat-template), recognised by its ``{{``/``{%``."""
+    if os.path.isfile(value):
+        return _read_text(value, args)
+    own = tok.chat_template
+    if isinstance(own, dict) and value in own:
+        return value
+    if "{{" in value or "{%" in value:
+        return value
+    names = f"its named templates: {', '.join(sorted(own))}" if isinstance(own, dict) else "no named templates"
+    raise CliError(
+        f"--chat-template {value!r}: no such file, and {tok.name!r} has {names} (pass a .jinja file or a name)"
+    )
+
+
+def _chat_flags(args: argparse.Namespace) -> str:
+    """The chat options given, as the user typed them ('' when none)."""
+    given = [
+        flag
+        for flag, value in (
+            ("--chat-template", args.chat_template),
+            ("--chat-template-kwargs", args.chat_template_kwargs),
+            ("--tools-schema", args.tools_schema),
+        )
+        if value is not None
+    ]
+    return "/".join(given)
+
+
+def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any, chat: dict[str, Any]) -> int:
     from .counting import count_tokens
 
     text = _read_text(path, args)
@@ -316,11 +369,14 @@ def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any) ->
             messages = json.loads(text)
         except json.JSONDecodeError as exc:
             raise CliError(f"{path}: not JSON ({exc})") from None
+        options = chat
         if isinstance(messages, dict) and "messages" in messages:
+            if messages.get("tools") is not None and "tools" not in chat:  # a saved request's tools
+                options = {**chat, "tools": messages["tools"]}
             messages = messages["messages"]
         if not isinstance(messages, list):
             raise CliError(f'{path}: expected a JSON list of messages or {{"messages": [...]}}')
-        return count_tokens(messages, tok, add_generation_prompt=args.add_generation_prompt)
+        return count_tokens(messages, tok, **options)
     if args.jsonl_field is None:
         return tok.count(text)
     total = 0
@@ -338,7 +394,7 @@ def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any) ->
             batch.append(value)
         elif isinstance(value, list):
             try:
-                total += count_tokens(value, tok, add_generation_prompt=args.add_generation_prompt)
+                total += count_tokens(value, tok, **chat)
             except (ValueError, TypeError) as exc:
                 raise CliError(f"{path}:{lineno}: {exc}") from None
         else:
@@ -429,6 +485,8 @@ def _cmd_count_corpus(args: argparse.Namespace) -> int:
         raise CliError(
             "--messages/--jsonl-field do not combine with the corpus flags: use --text-field or --messages-field"
         )
+    if _chat_flags(args):
+        raise CliError(f"{_chat_flags(args)} apply to --messages/--jsonl-field counting, not to the corpus counter")
     with _corpus_progress(args) as progress:
         stats = count_corpus(args.files, args.model, progress=progress, **_corpus_arguments(args))
     if args.json:
@@ -446,14 +504,22 @@ def _cmd_count(args: argparse.Namespace) -> int:
     _check_encoding(args)
     if _wants_corpus(args):
         return _cmd_count_corpus(args)
+    if _chat_flags(args) and not (args.messages or args.jsonl_field):
+        raise CliError(f"{_chat_flags(args)} apply to message lists: add --messages (or --jsonl-field)")
     tok = load_tokenizer(args.model)
+    chat = _chat_options(tok, args)
     sizes = [0 if p == "-" else _file_size(p) for p in args.files]
     show = args.progress and sum(sizes) >= 8 * 1024 * 1024
     results = []
     with tqdm(total=sum(sizes), unit="B", unit_scale=True, disable=not show or None, file=sys.stderr) as progress:
         for path in args.files:
             try:
-                results.append({"path": path, "count": _count_file(tok, path, args, progress)})
+                results.append({"path": path, "count": _count_file(tok, path, args, progress, chat)})
+            except ChatTemplateError as exc:
+                given = exc.template == "the chat_template given" and args.chat_template is not None
+                if given and os.path.isfile(args.chat_template):  # name the template file
+                    exc = ChatTemplateError(args.chat_template, exc.line, exc.reason)
+                raise CliError(f"{path}: {exc}") from None
             except (ValueError, TypeError) as exc:
                 raise CliError(f"{path}: {exc}") from None
     total = sum(r["count"] for r in results)
@@ -805,6 +871,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="corpus mode: also count the records longer than N tokens (default: none)",
     )
     count.add_argument("--add-generation-prompt", action="store_true", help="count the assistant prompt too")
+    count.add_argument(
+        "--chat-template",
+        metavar="FILE_OR_NAME",
+        help="messages: render with this Jinja template (a .jinja file, one of the tokenizer's named templates "
+        "such as tool_use, or template text in one line; default: the tokenizer's own template, else its "
+        "family format)",
+    )
+    count.add_argument(
+        "--chat-template-kwargs",
+        metavar="JSON",
+        help="messages: template variables as a JSON object, e.g. '{\"enable_thinking\": false}' (default: none)",
+    )
+    count.add_argument(
+        "--tools-schema",
+        metavar="FILE",
+        help="messages: JSON file with the OpenAI `tools` list, rendered into the prompt (default: a "
+        '{"messages": ..., "tools": ...} file\'s tools, else none)',
+    )
     count.add_argument("--json", action="store_true", help="print JSON")
     count.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     _add_input_options(count)
