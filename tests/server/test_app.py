@@ -77,7 +77,8 @@ def test_one_shared_tokenizer_per_model(client):
         ("/v1/detokenize", {"tokens": [1, 10**12]}, 400, "invalid token id 1000000000000"),
         ("/v1/detokenize", {"tokens": [-1]}, 400, "invalid token id -1"),
         ("/v1/detokenize", {"tokens": ["a"]}, 422, "tokens.0"),
-        ("/v1/count", {"messages": [{"role": "wizard", "content": "x"}]}, 400, "role must be one of"),
+        ("/v1/count", {"messages": [{"role": "wizard", "content": "x"}]}, 422, "role must be one of"),
+        ("/tokenize", {"messages": [{"role": "wizard", "content": "x"}]}, 422, "role must be one of"),
         ("/v1/tokenize", {"model": "../../etc/passwd", "text": "x"}, 404, "not found"),
     ],
 )
@@ -90,6 +91,26 @@ def test_malformed_json_and_wrong_methods(client):
     assert "malformed JSON" in message
     _error(client.get("/v1/count"), 405)
     _error(client.get("/v1/nothing-here"), 404)
+
+
+@pytest.mark.parametrize(
+    "content_type", [None, "text/plain", "application/x-www-form-urlencoded", "TEXT/PLAIN; charset=utf-8"]
+)
+def test_a_json_body_sent_as_form_or_text_is_read_as_json(client, content_type):
+    """curl -d sends form encoding unless told otherwise: the JSON body is still read (large ones too)."""
+    headers = {"content-type": content_type} if content_type else {}
+    text = "Hello world " * (1 + 2_000 * (content_type == "text/plain"))  # over 16 KB: the threaded path
+    body = json.dumps({"model": "qwen3.6", "text": text})
+    assert client.post("/v1/count", content=body, headers=headers).json() == {"count": toklane.count_tokens(text)}
+    message = _error(client.post("/v1/count", content="model=qwen3.6&text=hi", headers=headers), 400)
+    assert "malformed JSON body" in message and "content-type: application/json" in message
+
+
+@pytest.mark.parametrize("content_type", ["multipart/form-data; boundary=x", "application/xml", "image/png"])
+def test_a_body_of_another_media_type_is_415_naming_the_header(client, content_type):
+    body = json.dumps({"model": "qwen3.6", "text": "hi"})
+    message = _error(client.post("/v1/count", content=body, headers={"content-type": content_type}), 415)
+    assert content_type.split(";")[0] in message and "content-type: application/json" in message
 
 
 def test_body_limit(client):

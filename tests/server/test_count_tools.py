@@ -47,5 +47,5 @@ def test_tool_errors(client):
     assert "tools[0]" in msg
     msg = _error(client.post("/v1/count", json={"text": "hi", "tools": TOOLS}), 422)
     assert "give messages with them" in msg
-    msg = _error(client.post("/v1/count", json={"model": "llama3", "messages": MESSAGES[:1], "tools": TOOLS}), 400)
+    msg = _error(client.post("/v1/count", json={"model": "llama3", "messages": MESSAGES[:1], "tools": TOOLS}), 422)
     assert "must have a message after the system message" in msg

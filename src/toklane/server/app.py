@@ -5,8 +5,9 @@ long request never stalls the event loop: a body over a few KB is decoded and
 validated there too (a large one a piece at a time, :mod:`.body`), its answer
 rendered there, and a streamed parse is produced there in bounded slices that
 the loop sends. Bad input never yields a 5xx:
-malformed JSON -> 400, schema errors (lone surrogates included) -> 422 naming
-the field, unknown model -> 404 listing the known names, unknown parser format
+malformed JSON -> 400 (a JSON body sent as text or form data is read as JSON;
+other media types -> 415), schema errors (lone surrogates included) and invalid
+chat messages -> 422 naming the field, unknown model -> 404 listing the known names, unknown parser format
 or out-of-range ids -> 400, bodies over the size limit or parse requests over
 the chunk limit -> 413, bodies that stall -> 408; every error is
 ``{"error": {"type", "message"}}``. The limits are in :class:`.limits.Limits`.
@@ -34,6 +35,7 @@ from starlette.responses import Response
 
 from .. import counting
 from ..errors import (
+    InvalidMessagesError,
     InvalidTokenIdError,
     MissingTokenError,
     ToklaneError,
@@ -43,7 +45,7 @@ from ..errors import (
 from ..tokenizer import Tokenizer, load_tokenizer
 from ..tokenizer.registry import bundled_table, loaded_tokenizer, resolve_name
 from ..wire import result_json
-from .body import BodyRoute, MalformedBody, render_json
+from .body import BodyRoute, MalformedBody, UnsupportedMediaType, render_json
 from .docs_assets import add_docs
 from .heap import large_work, limit_arenas
 from .limits import (
@@ -264,7 +266,11 @@ def create_app(
             405: {**errors, "description": "Method not allowed"},
             408: {**errors, "description": "Request headers or body not received in time"},
             413: {**errors, "description": "Body over the size limit, or more chunks than the limit"},
-            422: {**errors, "description": "Request body does not match the schema (the field is named)"},
+            415: {**errors, "description": "Body sent as a media type other than JSON, text or form data"},
+            422: {
+                **errors,
+                "description": "Request body does not match the schema, or a chat message is invalid (named)",
+            },
             431: {**errors, "description": "Request headers over the size limit"},
             500: {**errors, "description": "A bug in toklane (never expected)"},
             503: {**errors, "description": "Connection limit reached"},
@@ -312,7 +318,13 @@ def create_app(
 
     @app.exception_handler(MalformedBody)
     async def _on_malformed(_: Request, exc: MalformedBody) -> JSONResponse:
+        if isinstance(exc, UnsupportedMediaType):
+            return _error(415, "unsupported_media_type", str(exc))
         return _error(400, "invalid_request_error", str(exc))
+
+    @app.exception_handler(InvalidMessagesError)
+    async def _on_messages(_: Request, exc: InvalidMessagesError) -> JSONResponse:
+        return _error(422, "invalid_request_error", str(exc))  # a field of the body, as schema errors are
 
     @app.exception_handler(RequestTooLarge)
     async def _on_too_large(_: Request, exc: RequestTooLarge) -> JSONResponse:

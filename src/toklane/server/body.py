@@ -46,7 +46,15 @@ from starlette.responses import Response
 
 from .heap import LARGE_BODY_BYTES, large_work, release
 
-__all__ = ["INLINE_BODY", "PIECE_CHARS", "BodyRoute", "MalformedBody", "decode_json", "render_json"]
+__all__ = [
+    "INLINE_BODY",
+    "PIECE_CHARS",
+    "BodyRoute",
+    "MalformedBody",
+    "UnsupportedMediaType",
+    "decode_json",
+    "render_json",
+]
 
 #: Bodies of at most this many bytes are decoded and validated on the event loop.
 INLINE_BODY = 16 * 1024
@@ -68,6 +76,17 @@ except ImportError:  # no compiler at install: whole documents in one json.loads
 
 class MalformedBody(ValueError):
     """A body that is not JSON, or not text (answered 400 with this message)."""
+
+
+class UnsupportedMediaType(MalformedBody):
+    """A body sent as a content type that is not JSON and not one a JSON body is commonly sent as by
+    mistake (answered 415, naming the header to send)."""
+
+
+#: Content types a JSON body arrives under by mistake: none, text, and the form encoding that
+#: ``curl -d`` sends by default. Their body is read as JSON (vLLM and SGLang refuse them).
+LENIENT_TYPES = frozenset(("", "text/plain", "application/x-www-form-urlencoded"))
+SEND_JSON = "send the body as JSON with the header content-type: application/json"
 
 
 def _reject_constant(name: str) -> Any:
@@ -196,11 +215,24 @@ def _is_json(content_type: str | None) -> bool:
     return subtype == "json" or subtype.endswith("+json")
 
 
+def _lenient_json(body: bytes, content_type: str | None) -> Any:
+    """A body sent without a JSON content type: read as JSON where the type is one a JSON body is
+    commonly sent as by mistake (:data:`LENIENT_TYPES`), else refused with the header to send."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media not in LENIENT_TYPES:
+        raise UnsupportedMediaType(f"a body of content-type {media!r} is not read; {SEND_JSON}")
+    try:
+        return decode_json(body)
+    except MalformedBody as exc:
+        shown = f"content-type {media!r}" if media else "no content-type"
+        raise MalformedBody(f"{exc} (the body came with {shown}; {SEND_JSON})") from None
+
+
 def read_model(body: bytes, content_type: str | None, model: type[BaseModel]) -> BaseModel:
     """The request ``model`` a body makes: FastAPI's rules and errors, the JSON read by :func:`decode_json`."""
     if not body:
         raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}])
-    data: Any = decode_json(body) if _is_json(content_type) else body
+    data: Any = decode_json(body) if _is_json(content_type) else _lenient_json(body, content_type)
     try:
         return model.model_validate(data, from_attributes=True)
     except ValidationError as exc:  # without the inputs: one can be the whole body, freed on the loop
