@@ -12,14 +12,23 @@ Both give the same ids. The model is random, so its text is noise; what the exam
 the plumbing: after ``BUDGET`` thinking tokens the budget forces ``</think>``, and the parser
 splits the stream into reasoning and content as it arrives.
 
-Run: ``python examples/decode_loop.py`` (needs ``torch`` and ``transformers``).
+Needs ``torch`` and ``transformers``, which toklane does not install by default::
+
+    pip install torch==2.13.0 transformers   # (torch==2.13.0 takes the CPU build here)
+    python examples/decode_loop.py
 """
 
 from __future__ import annotations
 
-import torch
-import transformers
-from transformers import LogitsProcessorList
+try:
+    import torch
+    import transformers
+    from transformers import LogitsProcessorList
+except ModuleNotFoundError as missing:  # one line saying what to install, not a traceback
+    raise SystemExit(
+        f"examples/decode_loop.py needs torch and transformers ({missing.name} is not installed): "
+        "pip install torch==2.13.0 transformers"
+    ) from None
 
 import toklane
 from toklane.integrations.transformers import PenaltyLogitsProcessor, ThinkingBudgetLogitsProcessor

@@ -28,6 +28,25 @@ def test_decode_loop_example_runs() -> None:
     assert "the budget forced </think>" in done.stdout
 
 
+@pytest.mark.parametrize("hidden", ["torch", "transformers"])
+def test_without_torch_or_transformers_the_example_says_what_to_install(hidden: str) -> None:
+    block = (
+        "import sys, runpy\n"
+        "class Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.partition('.')[0] == {hidden!r}:\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        f"runpy.run_path({str(EXAMPLE)!r}, run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"examples/decode_loop.py needs torch and transformers ({hidden} is not installed): "
+        "pip install torch==2.13.0 transformers"
+    ]
+
+
 def test_hand_written_loop_matches_generate_and_the_helpers_agree() -> None:
     example = load_example()
     import toklane
