@@ -15,7 +15,11 @@ Prints three tables, peers measured in the same run on the same machine:
   beside HF ``Tokenizer.from_file`` / the ``sentencepiece`` library / fastokens, and encode MB/s (first
   call and repeated text, CPU time, one core) beside them, ids checked equal.
 
-    python benchmarks/tokenizer.py [--quick] [--user-files]
+* chat templates: render_chat / count_tokens on a model folder holding a real template (toklane's
+  sandboxed template engine) and through the bundled family formats (the fast paths), beside
+  transformers' ``apply_chat_template`` (tokenize=False / True) on the same folder; text and ids checked equal.
+
+    python benchmarks/tokenizer.py [--quick] [--user-files | --chat-templates]
 """
 
 from __future__ import annotations
@@ -659,13 +663,175 @@ def user_file_rows(rows: list, quick: bool) -> None:
                 _pin_threads(restore)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller text, fewer names, skip the HF conversion")
-    parser.add_argument("--user-files", action="store_true", help="only the user-file table")
-    args = parser.parse_args()
+# --------------------------------------------------------------------------- chat templates
+
+#: (template under tests/chat/templates, bundled vocabulary its model uses, its pre-tokenizer pattern)
+CHAT_TEMPLATES = (
+    ("qwen3", "qwen3", "QWEN2"),
+    ("qwen3.5", "qwen3.6", "QWEN3_5"),
+    ("llama3.1", "llama3", "LLAMA3"),
+    ("deepseek-v3.1", "deepseek-v4", None),  # the bundled tokenizer.json itself
+    ("gpt-oss", "o200k_harmony", "O200K"),
+)
+#: bundled tokenizer -> the template its family format (toklane's fast path) is tested equal to
+FAST_PATH_OF = {"qwen3": "qwen3", "qwen3.6": "qwen3.5", "llama3": "llama3.1"}
+
+_WEATHER_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": desc,
+            "parameters": {
+                "type": "object",
+                "properties": {arg: {"type": "string", "description": f"the {arg}"}},
+                "required": [arg],
+            },
+        },
+    }
+    for name, desc, arg in (
+        ("get_weather", "Current weather in a city.", "city"),
+        ("web_search", "Search the web and return the top results.", "query"),
+    )
+]
+
+
+def _chat_sets() -> dict[str, tuple[list[dict], list[dict] | None]]:
+    """The conversations timed: a short chat, and an agent turn (tools, a call, its result, an answer)."""
+    system = {"role": "system", "content": "You are a concise assistant. Answer in one or two sentences."}
+    short = [system, {"role": "user", "content": "What is the capital of France, and why is it famous?"}]
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+    agent = [
+        system,
+        {"role": "user", "content": "Weather in Paris today? Then tell me what to wear."},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": '{"temp_c": 18, "sky": "light rain", "wind_kmh": 20}'},
+        {"role": "assistant", "content": "18 °C with light rain: take a light jacket and an umbrella."},
+        {"role": "user", "content": "And tomorrow in Lyon?"},
+    ]
+    return {"short chat": (short, None), "agent turn + 2 tools": (agent, _WEATHER_TOOLS)}
+
+
+def _chat_folder(template: str, vocab: str, pattern: str | None, tmp: str) -> str:
+    """A model folder as a user has it: ``tokenizer.json`` (the bundled vocabulary, converted as
+    transformers' TikTokenConverter converts a tiktoken file, NFC for Qwen) and ``tokenizer_config.json``
+    with the template and the model's special tokens. toklane and transformers both load it."""
+    import base64
+    import json as _json
+    import shutil
+
+    from toklane.chat.sources import BUNDLED_SPECIALS
+
+    tok = toklane.load_tokenizer(vocab)
+    folder = Path(tmp) / f"chat-{template}"
+    folder.mkdir()
+    if pattern is None:
+        shutil.copy(tok.source, folder / "tokenizer.json")
+    else:
+        from tokenizers import AddedToken, normalizers
+        from transformers.convert_slow_tokenizer import TikTokenConverter
+
+        added = {t.id for t in tok.added_tokens}
+        ranks = folder / "ranks.tiktoken"
+        with open(ranks, "wb") as f:
+            for i, data in enumerate(tok.token_bytes_table):
+                if data is not None and i not in added:
+                    f.write(base64.b64encode(data) + b" " + str(i).encode() + b"\n")
+        backend = TikTokenConverter(vocab_file=str(ranks), pattern=getattr(patterns, pattern)).converted()
+        ranks.unlink()
+        if vocab.startswith("qwen"):
+            backend.normalizer = normalizers.NFC()
+        backend.add_tokens([AddedToken(t.content, special=t.special, normalized=False) for t in tok.added_tokens])
+        backend.save(str(folder / "tokenizer.json"))
+    text = (Path(__file__).resolve().parent.parent / "tests" / "chat" / "templates" / f"{template}.jinja").read_text(
+        encoding="utf-8"
+    )
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", "chat_template": text, **BUNDLED_SPECIALS[vocab]}
+    (folder / "tokenizer_config.json").write_text(_json.dumps(config, ensure_ascii=False), encoding="utf-8")
+    return str(folder)
+
+
+def _chat_row(tok, hf, vocab: str, fast: bool, messages: list, tools: list | None, repeat: int) -> tuple:
+    """One row of the chat-template table: timings (µs per call) and the equality checks."""
+    opts = {"tools": tools, "add_generation_prompt": True}
+
+    def hf_render() -> str:
+        return hf.apply_chat_template(messages, tokenize=False, **opts)
+
+    def hf_ids() -> list[int]:
+        return list(hf.apply_chat_template(messages, tokenize=True, return_dict=False, **opts))
+
+    fns = {
+        "render": lambda: toklane.render_chat(messages, tok, **opts),
+        "count": lambda: toklane.count_tokens(messages, tok, **opts),
+        "hf render": hf_render,
+        "hf ids": hf_ids,
+    }
+    if fast:
+        fns["fast render"] = lambda: toklane.render_chat(messages, vocab, **opts)
+        fns["fast count"] = lambda: toklane.count_tokens(messages, vocab, **opts)
+    for fn in fns.values():  # warm: templates compiled, engines in
+        fn()
+    t = best_times_interleaved(fns, repeat=repeat)
+    ref_text, ref_ids = hf_render(), hf_ids()
+    checks = {
+        "text": toklane.render_chat(messages, tok, **opts) == ref_text,
+        "ids": toklane.encode_chat(messages, tok, **opts) == ref_ids
+        and toklane.count_tokens(messages, tok, **opts) == len(ref_ids),
+    }
+    if fast:
+        checks["fast path text"] = toklane.render_chat(messages, vocab, **opts) == ref_text
+        checks["fast path ids"] = toklane.encode_chat(messages, vocab, **opts) == ref_ids and toklane.count_tokens(
+            messages, vocab, **opts
+        ) == len(ref_ids)
+    wrong = [what for what, ok in checks.items() if not ok]
+
+    def us(key: str) -> str:
+        return f"{t[key] * 1e6:.0f}"
+
+    return (
+        len(ref_ids),
+        f"{us('render')} / {us('hf render')}",
+        f"{t['hf render'] / t['render']:.1f}x",
+        f"{us('count')} / {us('hf ids')}",
+        f"{t['hf ids'] / t['count']:.1f}x",
+        f"{us('fast render')} / {us('fast count')}" if fast else "-",
+        f"{t['hf render'] / t['fast render']:.0f}x / {t['hf ids'] / t['fast count']:.0f}x" if fast else "-",
+        "equal" if not wrong else f"DIFFERENT: {', '.join(wrong)}",
+    )
+
+
+def chat_template_rows(rows: list, quick: bool) -> None:
+    """Per template: toklane's render_chat and count_tokens on a model folder holding the template
+    (its own template, rendered by toklane's sandboxed engine), and on the bundled tokenizer whose family
+    format stands for it (the fast path), beside transformers' ``apply_chat_template`` (tokenize=False /
+    tokenize=True) on the same folder; µs per call on one core, same messages, text and ids checked equal."""
+    from transformers import AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    from toklane.tokenizer.engines import staged
+
+    hf_logging.set_verbosity_error()
+    repeat = 7 if quick else 15
+    with tempfile.TemporaryDirectory() as tmp:
+        for template, vocab, pattern in CHAT_TEMPLATES:
+            folder = _chat_folder(template, vocab, pattern, tmp)
+            hf = AutoTokenizer.from_pretrained(folder)
+            tok = toklane.load_tokenizer(folder)
+            staged.upgrade_now(tok)
+            fast = FAST_PATH_OF.get(vocab) == template
+            restore = _one_core()
+            try:
+                for label, (messages, tools) in _chat_sets().items():
+                    row = _chat_row(tok, hf, vocab, fast, messages, tools, repeat)
+                    rows.append((f"{template} ({vocab}) / {label}", *row))
+            finally:
+                _pin_threads(restore)
+
+
+def _print_user_table(quick: bool) -> None:
     user: list = []
-    user_file_rows(user, args.quick)
+    user_file_rows(user, quick)
     print_table(
         "user files: load CPU s (toklane / HF Tokenizer.from_file or sentencepiece / fastokens.from_file); encode MB/s "
         "on one core, CPU time, first call / repeated text, after the faster engine is in",
@@ -682,8 +848,43 @@ def main() -> None:
         ],
         user,
     )
+
+
+def _print_chat_table(quick: bool) -> None:
+    chat: list = []
+    chat_template_rows(chat, quick)
+    print_table(
+        "chat templates: µs per call, one core; toklane on a model folder holding the template (its own template) "
+        "and on the bundled tokenizer whose family format stands for it (fast path), beside transformers' "
+        "apply_chat_template on the same folder (add_generation_prompt=True)",
+        [
+            "template (vocabulary) / messages",
+            "tokens",
+            "render_chat / tokenize=False",
+            "vs transformers",
+            "count_tokens / tokenize=True",
+            "vs transformers",
+            "fast path render / count",
+            "fast path vs transformers",
+            "text, ids",
+        ],
+        chat,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller text, fewer names, skip the HF conversion")
+    parser.add_argument("--user-files", action="store_true", help="only the user-file table")
+    parser.add_argument("--chat-templates", action="store_true", help="only the chat-template table")
+    args = parser.parse_args()
+    if args.chat_templates:
+        _print_chat_table(args.quick)
+        return
+    _print_user_table(args.quick)
     if args.user_files:
         return
+    _print_chat_table(args.quick)
     rows: list = []
     load_rows(rows)
     vocab_rows(rows)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import threading
 import weakref
 from collections.abc import Mapping
@@ -166,23 +167,28 @@ def read_folder(folder: Path) -> OwnTemplate:
 _WATCHED = ("chat_template.jinja", "tokenizer_config.json", "special_tokens_map.json", "additional_chat_templates")
 
 
-def _signature(folder: Path) -> tuple[Any, ...]:
-    sig = []
-    for name in _WATCHED:
+def _signature(paths: tuple[str, ...]) -> tuple[Any, ...]:
+    """What changes when one of the watched files does: (mtime, size) of each (``None``: absent), and of
+    each file in ``additional_chat_templates/``."""
+    sig: list[Any] = []
+    for path in paths:
         try:
-            st = os.stat(folder / name)
+            st = os.stat(path)
         except OSError:
             sig.append(None)
             continue
         sig.append((st.st_mtime_ns, st.st_size))
-        if name == "additional_chat_templates" and os.path.isdir(folder / name):
+        if stat.S_ISDIR(st.st_mode):  # additional_chat_templates/
             with contextlib.suppress(OSError):
-                sig.extend((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in os.scandir(folder / name))
+                sig.extend((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in os.scandir(path))
     return tuple(sig)
 
 
 _lock = threading.Lock()
 _by_tokenizer: weakref.WeakKeyDictionary[Any, tuple[Any, OwnTemplate]] = weakref.WeakKeyDictionary()
+#: Where each tokenizer's template comes from, found once: a fixed OwnTemplate (bundled, or none), or
+#: its folder and the watched paths in it (a render then costs one stat per watched file, no more).
+_places: weakref.WeakKeyDictionary[Any, OwnTemplate | tuple[Path, tuple[str, ...]]] = weakref.WeakKeyDictionary()
 _live: weakref.WeakKeyDictionary[Any, OwnTemplate] = weakref.WeakKeyDictionary()
 
 
@@ -207,11 +213,7 @@ def _bundled_row(name: str) -> Any:
     return next((row for row in bundled_table() if row.name == name), None)
 
 
-def own_template(tok: Tokenizer) -> OwnTemplate:
-    """``tok``'s own chat template(s) and special tokens (an empty :class:`OwnTemplate` when none)."""
-    live = _live.get(tok)
-    if live is not None:
-        return live
+def _place(tok: Tokenizer) -> OwnTemplate | tuple[Path, tuple[str, ...]]:
     row = _bundled_row(tok.name)
     if row is not None:
         hook = getattr(row, "chat_template", None)
@@ -224,7 +226,23 @@ def own_template(tok: Tokenizer) -> OwnTemplate:
     except (OSError, ValueError):
         return _NONE
     folder = source.parent
-    sig = _signature(folder)
+    return folder, tuple(str(folder / name) for name in _WATCHED)
+
+
+def own_template(tok: Tokenizer) -> OwnTemplate:
+    """``tok``'s own chat template(s) and special tokens (an empty :class:`OwnTemplate` when none)."""
+    live = _live.get(tok)
+    if live is not None:
+        return live
+    place = _places.get(tok)
+    if place is None:
+        place = _place(tok)
+        with _lock:
+            _places[tok] = place
+    if isinstance(place, OwnTemplate):
+        return place
+    folder, paths = place
+    sig = _signature(paths)
     cached = _by_tokenizer.get(tok)
     if cached is not None and cached[0] == sig:
         return cached[1]
