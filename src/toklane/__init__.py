@@ -43,6 +43,7 @@ _LAZY = {
     "MarkerScanner": "toklane.decoding",
     "ThinkingBudget": "toklane.decoding",
     "PenaltyState": "toklane.decoding",
+    "Conversation": "toklane.rollout",
 }
 
 
