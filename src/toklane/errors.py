@@ -7,6 +7,7 @@ raises: parsers report it instead (see ``toklane.parsing``).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -68,14 +69,39 @@ class InvalidTokenIdError(ToklaneError, ValueError):
         )
 
 
-class UnknownFormatError(ToklaneError, ValueError):
-    """A parser format name (reasoning or tools) that toklane does not know."""
+def spelling(name: str) -> str:
+    """A name as the lenient lookups compare it: case folded, ``-`` and spaces read as ``_``."""
+    return name.strip().lower().replace("-", "_").replace(" ", "_")
 
-    def __init__(self, kind: str, name: str, known: Iterable[str]):
+
+def nearest_names(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The ``known`` names closest to ``name`` in spelling (case and ``-``/``_`` aside), best first."""
+    if len(name) > 200:
+        return []
+    by_spelling: dict[str, str] = {}
+    for k in known:
+        by_spelling.setdefault(spelling(k), k)
+    close = difflib.get_close_matches(spelling(name), list(by_spelling), n=n, cutoff=0.7)
+    return [by_spelling[c] for c in close]
+
+
+class UnknownFormatError(ToklaneError, ValueError):
+    """A parser format name (reasoning or tools) that toklane does not know; ``suggestions`` are the
+    nearest known names (computed from ``known`` unless given)."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str], suggestions: Iterable[str] | None = None):
         self.kind = kind
         self.name = name
         self.known = sorted(known)
-        super().__init__(f"unknown {kind} format {name!r}; known {kind} formats: {', '.join(self.known)}")
+        self.suggestions = list(suggestions) if suggestions is not None else nearest_names(name, self.known)
+        if self.suggestions:
+            hint = (
+                f"did you mean {' or '.join(map(repr, self.suggestions))}? "
+                f"(`toklane formats` lists the {len(self.known)} {kind} formats)"
+            )
+        else:
+            hint = f"known {kind} formats: {', '.join(self.known)}"
+        super().__init__(f"unknown {kind} format {name!r}; {hint}")
 
 
 class InvalidArgumentError(ToklaneError, ValueError):

@@ -323,7 +323,7 @@ def test_loaded_by_qualified_name_and_params_validated_as_vllm_does():
         "must be an int >= 0, got -1": {"max_thinking_tokens": -1},
         "must be an int >= 0, got '5'": {"max_thinking_tokens": "5"},
         "must be an int >= 0, got True": {"max_thinking_tokens": True},
-        "unknown reasoning format 'qwen9'; known reasoning formats:": {"max_thinking_tokens": 5, "reasoning": "qwen9"},
+        "unknown reasoning format 'qwen9'; did you mean 'qwen3'?": {"max_thinking_tokens": 5, "reasoning": "qwen9"},
         "'reasoning' needs 'max_thinking_tokens'": {"reasoning": "qwen3"},
     }
     for message, extra in bad.items():

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import InvalidTokenIdError, UnknownFormatError
+from ..errors import InvalidTokenIdError, UnknownFormatError, nearest_names, spelling
 from ..tokenizer import Tokenizer, load_tokenizer
 from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
@@ -90,23 +90,45 @@ def format_catalog() -> dict[str, list[dict[str, Any]]]:
 
 
 def tool_format(name: str) -> ToolFormat:
-    """The tool format called ``name`` (or one of its aliases); :class:`UnknownFormatError` if none."""
+    """The tool format called ``name`` (or one of its aliases, or either spelled with other case or
+    ``-`` for ``_`` where only one format matches); :class:`UnknownFormatError` if none."""
     if not _loaded:
         _registry()
     fmt = _TOOL_NAMES.get(name) if isinstance(name, str) else None
-    if fmt is None:
-        raise UnknownFormatError("tool", str(name), _TOOLS)
-    return fmt
+    return fmt if fmt is not None else _lenient("tool", name, _TOOL_NAMES, _TOOLS)
 
 
 def reasoning_format(name: str) -> ReasoningFormat:
-    """The reasoning format called ``name`` (or one of its aliases); :class:`UnknownFormatError` if none."""
+    """The reasoning format called ``name`` (or one of its aliases, or either spelled with other case or
+    ``-`` for ``_`` where only one format matches); :class:`UnknownFormatError` if none."""
     if not _loaded:
         _registry()
     fmt = _REASONING_NAMES.get(name) if isinstance(name, str) else None
-    if fmt is None:
-        raise UnknownFormatError("reasoning", str(name), _REASONING)
-    return fmt
+    return fmt if fmt is not None else _lenient("reasoning", name, _REASONING_NAMES, _REASONING)
+
+
+#: Names found by :func:`_lenient` (at most _SPELLED_MAX: every case variant of a name is a new key).
+_SPELLED: dict[tuple[str, str], Any] = {}
+_SPELLED_MAX = 1024
+
+
+def _lenient(kind: str, name: object, names: dict[str, Any], formats: dict[str, Any]) -> Any:
+    """The one format whose name or alias is ``name`` but for case and ``-``/``_``/space; else
+    :class:`UnknownFormatError` with the nearest names (or the ambiguous ones)."""
+    if not isinstance(name, str):
+        raise UnknownFormatError(kind, str(name), formats, ())
+    found = _SPELLED.get((kind, name))
+    if found is not None:
+        return found
+    key = spelling(name)
+    matches = {fmt.name: fmt for alias, fmt in names.items() if spelling(alias) == key}
+    if len(matches) == 1:
+        fmt = next(iter(matches.values()))
+        if len(_SPELLED) < _SPELLED_MAX:
+            _SPELLED[kind, name] = fmt
+        return fmt
+    near = sorted(matches) or list(dict.fromkeys(names[n].name for n in nearest_names(name, names)))
+    raise UnknownFormatError(kind, name, formats, near)
 
 
 class _Combo:
