@@ -357,3 +357,15 @@ def test_errors() -> None:
         conv.prompt_ids()
     assert len(conv.messages) == 1  # taken back
     assert re.search("hi", conv.tokenizer.decode(conv.prompt_ids()))
+
+
+def test_example_runs() -> None:
+    """examples/rollout_loop.py (docs/rollout.md) runs and ends with no drift."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "examples" / "rollout_loop.py"
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().endswith("check(): the ids equal a whole re-render")

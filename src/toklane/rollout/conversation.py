@@ -67,7 +67,7 @@ _TEMPLATE_CLUES: tuple[tuple[str, str | None, str | None], ...] = (
     ("<minimax:tool_call>", "minimax_m2", "minimax_m2"),
     ("<|tool_calls_section_begin|>", "kimi_k2", "kimi_k2"),
     ("<arg_key>", "glm45", "glm45"),
-    ("DSML", "deepseek_r1", "deepseek_v32"),
+    ("DSML", "deepseek_r1", "deepseek_v4"),
     ("<｜tool▁call▁begin｜>function<｜tool▁sep｜>", "deepseek_r1", "deepseek_v3"),
     ("<｜tool▁calls▁begin｜>", "deepseek_r1", "deepseek_v31"),
     ("[TOOL_CALLS]", "mistral", "mistral"),
