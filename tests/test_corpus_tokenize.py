@@ -210,7 +210,7 @@ def test_cli_tokenize_writes_shards_and_resumes(tmp_path):
     proc = run(*args, str(tmp_path / "out"), "--max-tokens", "20")
     assert proc.returncode == 0, proc.stderr
     stats = tokenize_corpus(src / "a.jsonl", tmp_path / "ref", "qwen3.6", text_field="text", max_tokens=20)
-    assert f"wrote {stats.written:,} records to 1 shards in {tmp_path / 'out'}" in proc.stdout
+    assert f"wrote {stats.written:,} records to 1 shard in {tmp_path / 'out'}" in proc.stdout
     assert pq.read_table(tmp_path / "out").equals(pq.read_table(tmp_path / "ref"))
     again = run(*args, str(tmp_path / "out"), "--max-tokens", "20", "--json")
     assert json.loads(again.stdout)["resumed"] == 1

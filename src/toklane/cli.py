@@ -359,6 +359,29 @@ def _chat_flags(args: argparse.Namespace) -> str:
     return "/".join(given)
 
 
+def _jsonl_hint(text: str, exc: json.JSONDecodeError) -> str:
+    """What to pass instead of --messages when the file is JSON Lines (one record per line)."""
+    if not exc.msg.startswith("Extra data"):
+        return ""
+    try:
+        first = json.loads(text[: exc.pos])
+    except json.JSONDecodeError:
+        return ""
+    if not isinstance(first, dict):
+        return ""
+    fields = [k for k, v in first.items() if isinstance(v, list)] or list(first)
+    field = fields[0] if fields else "FIELD"
+    return (
+        f"; it looks like JSON Lines, one record per line: count each line's message list with "
+        f"--messages-field {field} (the corpus counter) or --jsonl-field {field}, not --messages"
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    """``1 shard``, ``2 shards``."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
 def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any, chat: dict[str, Any]) -> int:
     from .counting import count_tokens
 
@@ -368,7 +391,7 @@ def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any, ch
         try:
             messages = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise CliError(f"{path}: not JSON ({exc})") from None
+            raise CliError(f"{path}: not JSON ({exc}){_jsonl_hint(text, exc)}") from None
         options = chat
         if isinstance(messages, dict) and "messages" in messages:
             if messages.get("tools") is not None and "tools" not in chat:  # a saved request's tools
@@ -408,8 +431,8 @@ def _count_file(tok: Any, path: str, args: argparse.Namespace, progress: Any, ch
 def _wants_corpus(args: argparse.Namespace) -> bool:
     """The corpus counter (many records, every core): asked for by its flags, or by folders,
     globs and .parquet inputs that only it reads."""
-    flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.on_error, args.ray_address)
-    if any(v is not None for v in flags) or args.engine != "local":
+    flags = (args.text_field, args.messages_field, args.workers, args.max_tokens, args.min_tokens, args.on_error)
+    if any(v is not None for v in (*flags, args.ray_address)) or args.engine != "local":
         return True
     return any(
         p != "-"
@@ -469,12 +492,12 @@ def _print_corpus_stats(stats: Any) -> None:
         f"p99 {stats.p99:,}  max {stats.max:,}"
     )
     if stats.max_tokens is not None:
-        print(f"over {stats.max_tokens:,} tokens: {stats.over_max:,} records")
+        print(f"over {stats.max_tokens:,} tokens: {_plural(stats.over_max, 'record')}")
     if stats.under_min is not None:
-        print(f"under {stats.min_tokens:,} tokens: {stats.under_min:,} records")
+        print(f"under {stats.min_tokens:,} tokens: {_plural(stats.under_min, 'record')}")
     if stats.errors:
         path, line, reason = stats.errors[0]
-        print(f"skipped {len(stats.errors):,} bad records (the first: {path}:{line}: {reason})")
+        print(f"skipped {_plural(len(stats.errors), 'bad record')} (the first: {path}:{line}: {reason})")
 
 
 def _cmd_count_corpus(args: argparse.Namespace) -> int:
@@ -488,7 +511,9 @@ def _cmd_count_corpus(args: argparse.Namespace) -> int:
     if _chat_flags(args):
         raise CliError(f"{_chat_flags(args)} apply to --messages/--jsonl-field counting, not to the corpus counter")
     with _corpus_progress(args) as progress:
-        stats = count_corpus(args.files, args.model, progress=progress, **_corpus_arguments(args))
+        stats = count_corpus(
+            args.files, args.model, min_tokens=args.min_tokens, progress=progress, **_corpus_arguments(args)
+        )
     if args.json:
         _print_json(stats.to_json())
     else:
@@ -569,7 +594,9 @@ def _cmd_tokenize_corpus(args: argparse.Namespace) -> int:
         return 0
     _print_corpus_stats(stats)
     resumed = f" ({stats.resumed:,} kept from an earlier run)" if stats.resumed else ""
-    print(f"wrote {stats.written:,} records to {len(stats.shards):,} shards in {args.output}{resumed}")
+    print(
+        f"wrote {_plural(stats.written, 'record')} to {_plural(len(stats.shards), 'shard')} in {args.output}{resumed}"
+    )
     return 0
 
 
@@ -813,12 +840,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-body-mb", type=float, default=16.0, help="request body limit in MB (more: 413)")
     serve.add_argument("--max-chunks", type=int, default=65_536, help="chunks per /v1/parse request (more: 413)")
     serve.add_argument(
-        "--body-timeout", type=float, default=30.0, help="seconds to receive a whole request body (slower: 408)"
+        "--body-timeout",
+        type=float,
+        default=30.0,
+        help="seconds spent waiting for a request body's bytes, summed over the body (more: 408)",
     )
     serve.add_argument(
         "--header-timeout", type=float, default=10.0, help="seconds to receive request headers (slower: 408)"
     )
-    serve.add_argument("--max-connections", type=int, default=512, help="open connections per process (more: 503)")
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=512,
+        help="open connections per process; past it a new one replaces the longest-waiting idle, "
+        "header-pending or slow-body one, else 503",
+    )
     serve.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"], help="log detail"
     )
@@ -869,6 +905,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="corpus mode: also count the records longer than N tokens (default: none)",
+    )
+    count.add_argument(
+        "--min-tokens",
+        type=int,
+        metavar="N",
+        help="corpus mode: also count the records shorter than N tokens (default: none)",
     )
     count.add_argument("--add-generation-prompt", action="store_true", help="count the assistant prompt too")
     count.add_argument(

@@ -126,10 +126,10 @@ def _plan(
 
 
 def _check_chat_markers(tok: Any) -> None:
-    from ..counting import _format
+    from ..chat import renderer_for
 
-    fmt = _format(tok, None)
-    missing = [m for m in fmt.markers if m not in tok.special_tokens]
+    fmt = renderer_for(tok).format  # None: the tokenizer's own template, whose ids are its own
+    missing = [m for m in fmt.markers if m not in tok.special_tokens] if fmt is not None else []
     if missing:
         raise InvalidArgumentError(
             "messages_field",
@@ -241,7 +241,7 @@ class _Merger:
             self.hist,
             self.errors,
             max_tokens=limits.max_tokens,
-            min_tokens=limits.min_tokens if self.job.tokenize else None,
+            min_tokens=limits.min_tokens,
             written=self.written if self.job.tokenize else None,
             shards=shards,
             resumed=resumed,
@@ -358,6 +358,7 @@ def count_corpus(
     engine: Engine = "local",
     ray_address: str | None = None,
     split_bytes: int = COUNT_SPLIT_BYTES,
+    min_tokens: int | None = None,
 ) -> CorpusStats:
     """Count the tokens of every record in ``inputs`` (paths, folders, globs) with ``model``.
 
@@ -368,11 +369,12 @@ def count_corpus(
     without the field raises :class:`CorpusError` naming file and line
     (``on_error="fail"``) or is listed in ``errors`` (``"skip"``). ``progress(bytes, tokens)``
     is called as chunks finish. ``engine="ray"`` runs the job on Ray (``toklane[ray]``;
-    ``ray_address`` of a cluster, default a local Ray) with the same result.
+    ``ray_address`` of a cluster, default a local Ray) with the same result. With
+    ``max_tokens`` / ``min_tokens`` the statistics count the records longer / shorter.
     """
-    _check_arguments(text_field, messages_field, workers, max_tokens, on_error, model, engine)
+    _check_arguments(text_field, messages_field, workers, max_tokens, on_error, model, engine, min_tokens)
     opts = Options(text_field, messages_field, add_generation_prompt)
-    limits = Limits(on_error=on_error, max_tokens=max_tokens)
+    limits = Limits(on_error=on_error, max_tokens=max_tokens, min_tokens=min_tokens)
     job = _plan(inputs, model, opts, limits, workers, engine, max(split_bytes, 1))
     return _run(job, engine, ray_address, progress)
 

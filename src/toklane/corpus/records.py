@@ -83,6 +83,18 @@ def surrogate_problem(value: Any) -> str | None:
     return None
 
 
+def _json_problem(line: bytes) -> str:
+    """Why a JSONL line is not JSON, read without its line ending (the message `--jsonl-field` gives:
+    an unterminated string is "Unterminated string", not the newline as a control character)."""
+    try:
+        json.loads(line.rstrip(b"\r\n"))
+    except json.JSONDecodeError as exc:
+        return f"not JSON ({exc})"
+    except UnicodeDecodeError as exc:
+        return f"not valid UTF-8 at byte {exc.start} of the line"
+    return "not JSON (a line ending inside the value)"
+
+
 def _value(kind: str, item: Any, opts: Options) -> tuple[Any, Any] | str:
     """(row, value) of one item, or why it is not a record ("" for a blank line: skipped)."""
     if kind == "text":
@@ -98,8 +110,8 @@ def _value(kind: str, item: Any, opts: Options) -> tuple[Any, Any] | str:
             obj = json.loads(item)
         except UnicodeDecodeError as exc:
             return f"not valid UTF-8 at byte {exc.start} of the line"
-        except json.JSONDecodeError as exc:
-            return f"not JSON ({exc})"
+        except json.JSONDecodeError:
+            return _json_problem(item)
         if not isinstance(obj, dict) or opts.name not in obj:
             return f"no field {opts.name!r}"
         if _MAYBE_SURROGATE.search(item):

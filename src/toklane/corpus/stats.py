@@ -41,7 +41,7 @@ class CorpusStats:
     over_max: int | None = None  # records longer than max_tokens (None when max_tokens is not given)
     errors: tuple[tuple[str, int, str], ...] = field(default=())  # (file, line, reason), with on_error="skip"
     min_tokens: int | None = None
-    under_min: int | None = None  # records shorter than min_tokens (tokenize's filter)
+    under_min: int | None = None  # records shorter than min_tokens
     written: int | None = None  # tokenize: rows written to the shards
     shards: tuple[str, ...] = field(default=())  # tokenize: the shard files, in order
     resumed: int = 0  # tokenize: finished shards found and kept from an earlier run
@@ -60,12 +60,12 @@ class CorpusStats:
             "lengths": {"min": self.min, "p50": self.p50, "p90": self.p90, "p99": self.p99, "max": self.max},
             "max_tokens": self.max_tokens,
             "over_max": self.over_max,
+            "min_tokens": self.min_tokens,
+            "under_min": self.under_min,
             "errors": [{"path": p, "line": n, "reason": r} for p, n, r in self.errors],
         }
         if self.written is not None:
             out.update(
-                min_tokens=self.min_tokens,
-                under_min=self.under_min,
                 written=self.written,
                 shards=list(self.shards),
                 resumed=self.resumed,
@@ -163,7 +163,7 @@ def summarize(
         over_max=hist.above(max_tokens) if max_tokens is not None else None,
         errors=tuple(errors),
         min_tokens=min_tokens,
-        under_min=hist.below(min_tokens) if min_tokens is not None and written is not None else None,
+        under_min=hist.below(min_tokens) if min_tokens is not None else None,
         written=written,
         shards=shards,
         resumed=resumed,
