@@ -13,7 +13,7 @@ from typing import Any
 
 from .chat.formats import ChatFormat
 from .chat.messages import Message
-from .chat.render import Renderer, render, renderer_for
+from .chat.render import Rendered, Renderer, render, renderer_for
 from .chat.tools import validate_tools
 from .errors import InvalidArgumentError, InvalidMessagesError
 from .tokenizer import Tokenizer, load_tokenizer
@@ -50,8 +50,24 @@ def render_chat(
     which renders them where the model's format puts them; ``continue_final_message`` leaves the
     final message open. ``chat_format`` picks a family format by name.
     """
+    args = (tools, add_generation_prompt, chat_template, chat_template_kwargs, continue_final_message)
+    return _rendered(messages, model, *args, documents, chat_format)[1].text
+
+
+def _rendered(
+    messages: Sequence[Message],
+    model: Any,
+    tools: Sequence[Mapping[str, Any]] | None,
+    add_generation_prompt: bool,
+    chat_template: str | None,
+    chat_template_kwargs: Mapping[str, Any] | None,
+    continue_final_message: bool | str,
+    documents: Sequence[Mapping[str, Any]] | None,
+    chat_format: str | None,
+) -> tuple[Tokenizer, Rendered]:
+    """The tokenizer ``model`` names and the conversation rendered for it (render_chat's arguments)."""
     tok = load_tokenizer(model)
-    return render(
+    rendered = render(
         tok,
         messages,
         tools=tools,
@@ -62,7 +78,8 @@ def render_chat(
         chat_template_kwargs=chat_template_kwargs,
         chat_format=chat_format,
         live=_live(model),
-    ).text
+    )
+    return tok, rendered
 
 
 def _missing_markers(tok: Tokenizer, fmt: ChatFormat) -> list[str]:
@@ -88,19 +105,8 @@ def encode_chat(
     (cl100k_base / o200k_base): their chat prompts have no token ids, only a count (see
     :func:`count_tokens`).
     """
-    tok = load_tokenizer(model)
-    rendered = render(
-        tok,
-        messages,
-        tools=tools,
-        documents=documents,
-        add_generation_prompt=add_generation_prompt,
-        continue_final_message=continue_final_message,
-        chat_template=chat_template,
-        chat_template_kwargs=chat_template_kwargs,
-        chat_format=chat_format,
-        live=_live(model),
-    )
+    args = (tools, add_generation_prompt, chat_template, chat_template_kwargs, continue_final_message)
+    tok, rendered = _rendered(messages, model, *args, documents, chat_format)
     fmt = rendered.renderer.format
     if fmt is not None:
         missing = _missing_markers(tok, fmt)
