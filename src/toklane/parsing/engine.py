@@ -352,9 +352,19 @@ class StreamParser:
         ``self`` is: nothing fed), made only where the machine must read the output. ``self`` is
         read, not changed: :func:`toklane.parse_batch` parses every output through its first
         parser."""
-        token_ids, found, plain = self._read_plain(text, token_ids)
-        if plain is not None:
-            return plain
+        if token_ids is None and type(text) is str:  # (:meth:`_read_plain` of a text, one call fewer)
+            hits = self._tables.text_automaton.find_all(text)
+            if hits is None:
+                found = None
+            else:
+                plain = self._whole_plain(text, hits)
+                if plain is not None:
+                    return plain
+                found = text, hits
+        else:
+            token_ids, found, plain = self._read_plain(text, token_ids)
+            if plain is not None:
+                return plain
         parser = type(self)()
         parser.__dict__ = state.copy()
         return parser._parse_scanned(text, token_ids, found)
@@ -368,7 +378,7 @@ class StreamParser:
         if token_ids is not None:
             if type(token_ids) is not list and type(token_ids) is not tuple:
                 token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
-            if self._tools is None and self._mode == REASONING:
+            if self._tools is None:
                 plain = self._ids_reasoning_only(token_ids)
                 if plain is not None:
                     return token_ids, None, plain
@@ -382,27 +392,41 @@ class StreamParser:
         return token_ids, (text, hits), self._whole_plain(text, hits)  # type: ignore[arg-type]
 
     def _ids_reasoning_only(self, token_ids: Any) -> ParseResult | None:
-        """A reasoning-only output's ids of the usual shape -- reasoning, its end marker id, content --
-        read as two runs, each decoded on its own (no joined text to cut; :meth:`_whole_plain`'s
-        result for them), or None where anything else is there: another marker id, no end marker, any
-        marker's text spelled by the ordinary tokens (the general reading judges those)."""
-        if self._label or type(self) is not ThinkToolsParser:
+        """A reasoning-only output's ids of a usual shape read as runs, each decoded on its own (no
+        joined text to cut; :meth:`_whole_plain`'s result for them): reasoning -- after the start
+        marker ids the model wrote itself (dropped; text before them is reasoning too) --, its end
+        marker id, content; reasoning cut off before its end marker; or, in an output that starts
+        outside reasoning, content with no marker, or reasoning that a start marker id opens first
+        thing (only whitespace before it). None where anything else is there: another marker id,
+        any marker's text spelled by the ordinary tokens (the general reading judges those)."""
+        if self._label or self._prefill or type(self) is not ThinkToolsParser:
             return None
         tables = self._tables
         got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), False)
-        if got is None or len(got[1]) != 1:
+        if got is None:
             return None
-        (before, after), (at,) = got
-        if tables.roles[tables.id_roles[token_ids[at]]] != "reasoning_end":
-            return None
-        # Stripped as bytes, then decoded: the same text (whitespace is ASCII, never part of a
-        # character, and the replacement of invalid bytes does not depend on it), with no copy of
-        # the decoded text.
-        reasoning, content = (
-            before.strip(_WS_BYTES).decode("utf-8", "replace"),
-            after.lstrip(_WS_BYTES).decode("utf-8", "replace"),
-        )
+        runs, positions = got
         find_all = tables.text_automaton.find_all
+        n = len(positions)
+        if self._mode != REASONING and n == 0:  # content alone (reasoning off)
+            content = runs[0].decode("utf-8", "replace")
+            return ParseResult(None, content or None, []) if find_all(content) == [] else None
+        roles, id_roles = tables.roles, tables.id_roles
+        j = 0  # start marker ids first: the model opened its reasoning itself (dropped, as in reasoning)
+        while j < n and roles[id_roles[token_ids[positions[j]]]] == "reasoning_start":
+            j += 1
+        if self._mode != REASONING and (not j or self._reasoning_fmt.label or runs[0].strip(_WS_BYTES)):  # type: ignore[union-attr]
+            return None  # (text before the start marker is content there: the general reading)
+        if n > j + 1 or (n > j and roles[id_roles[token_ids[positions[j]]]] != "reasoning_end"):
+            return None
+        if j > 1 or (j and runs[0].strip(_WS_BYTES)):  # (text or a marker before the last start marker)
+            reasoning = "".join([run.decode("utf-8", "replace") for run in runs[: j + 1]]).strip(WS)
+        else:
+            # Stripped as bytes, then decoded: the same text (whitespace is ASCII, never part of a
+            # character, and the replacement of invalid bytes does not depend on it), with no copy
+            # of the decoded text.
+            reasoning = runs[j].strip(_WS_BYTES).decode("utf-8", "replace")
+        content = runs[j + 1].lstrip(_WS_BYTES).decode("utf-8", "replace") if n > j else ""
         if find_all(reasoning) != [] or find_all(content) != []:  # (None: not scannable)
             return None
         return ParseResult(reasoning or None, content or None, [])
@@ -467,35 +491,66 @@ class StreamParser:
         return text, hits
 
     def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
-        """A whole output of the most common shape, read without the machine (None: the machine
-        reads it): the reasoning the template opened, closed by its end marker (or no reasoning
-        format); then content; then Hermes-style call blocks (one plain call object each,
-        :func:`plain_call`) with nothing but whitespace between and after them. The result is
-        exactly the machine's (tests compare)."""
+        """A whole output of a common shape, read without the machine (None: the machine reads it):
+        the reasoning -- opened by the template, or by the model with start markers that only
+        whitespace precedes (as original Qwen3 and DeepSeek-R1 write it) --, closed by its end marker
+        or running to the end (an output cut short); or no reasoning (no reasoning format, or the
+        output starts outside reasoning); then content; then Hermes-style call blocks (one plain
+        call object each, :func:`plain_call`) with nothing but whitespace between and after them.
+        The result is exactly the machine's (tests compare)."""
         tools = self._tools
         if self._label or self._unknown or type(self) is not ThinkToolsParser or (tools is not None and tools.anchor):
             return None  # (an anchor opens calls in the content itself, with no marker)
-        roles, names = self._tables.text_roles, self._tables.roles
-        if self._mode == REASONING:
-            k, start, after = hits[0] if hits else (0, 0, 0)
-            if not hits or roles[k] < 0 or names[roles[k]] != "reasoning_end":
-                return None
-            reasoning, first = _stripped(text, 0, start) or None, 1
-        elif self._mode == CONTENT and self._reasoning_fmt is None:
-            reasoning, first, after = None, 0, 0
+        names = self._tables.text_names
+        mode, j, n = self._mode, 0, len(hits)
+        if n and names[hits[0][0]] == "reasoning_start":  # the model opened its reasoning itself
+            j = 1
+            while j < n and names[hits[j][0]] == "reasoning_start":
+                j += 1
+            if mode == CONTENT:  # (reasoning then, as if the template had opened it)
+                if self._reasoning_fmt.label or self._prefill or text[: hits[0][1]].strip(WS):  # type: ignore[union-attr]
+                    return None
+                mode = REASONING
+        if mode == REASONING:
+            # Reasoning: what is not a start marker up to the end marker (or the end), stripped (a
+            # start marker inside reasoning is dropped: the machine reads one so).
+            if j == n:
+                start = after = len(text)
+            else:
+                k, start, after = hits[j]
+                if names[k] != "reasoning_end":
+                    return None
+            if j > 1 or (j and hits[0][1] and text[: hits[0][1]].strip(WS)):  # (text or a marker before the last start)
+                pieces = [text[: hits[0][1]]]
+                pieces += [text[hits[i - 1][2] : hits[i][1]] for i in range(1, j)]
+                pieces.append(text[hits[j - 1][2] : start])
+                reasoning = "".join(pieces).strip(WS)
+            else:
+                at = hits[0][2] if j else 0
+                reasoning = text[at:start].strip(WS) if start - at <= _SHORT_SPAN else _stripped(text, at, start)
+            if j == n:
+                return ParseResult(reasoning or None, None, [])
+            first = j + 1
+        elif mode == CONTENT and not self._prefill:
+            reasoning, first, after = "", 0, 0
         else:
             return None
         calls: list[ToolCall] = []
-        if len(hits) == first:
-            content = _stripped(text, after, len(text), right=False) if first else text
+        if n == first:
+            if not first:
+                content = text
+            elif len(text) - after <= _SHORT_SPAN:
+                content = text[after:].lstrip(WS)
+            else:
+                content = _stripped(text, after, len(text), right=False)
         else:
-            if (len(hits) - first) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS:
+            if (n - first) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS:
                 return None
             if tools.body is not JsonCalls:
                 return None
-            for j in range(first, len(hits), 2):
+            for j in range(first, n, 2):
                 (ka, sa, ea), (kb, sb, _) = hits[j], hits[j + 1]
-                if roles[ka] < 0 or roles[kb] < 0 or names[roles[ka]] != "call_start" or names[roles[kb]] != "call_end":
+                if names[ka] != "call_start" or names[kb] != "call_end":
                     return None
                 if j > first and text[hits[j - 1][2] : sa].strip(WS):  # only whitespace between blocks
                     return None
@@ -510,8 +565,8 @@ class StreamParser:
             # After reasoning, whitespace that only separates it is layout; the content's own leading
             # whitespace stays otherwise. Whitespace before a call is layout; after the last, text.
             before = before.strip(WS) if first else before.rstrip(WS)
-            content = before + tail if before else None
-        return ParseResult(reasoning, content or None, calls)
+            content = before + tail if before else ""
+        return ParseResult(reasoning or None, content or None, calls)
 
     def finish_silently(self) -> None:
         """:meth:`finish`, leaving what it produces in the buffers (for :meth:`_result`)."""

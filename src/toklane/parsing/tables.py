@@ -120,6 +120,7 @@ class Tables:
         "special_ids",
         "text_automaton",
         "text_in_bytes",
+        "text_names",
         "text_roles",
         "texts",
         "token_table",
@@ -170,6 +171,8 @@ class Tables:
         self.text_automaton: Automaton[str] = Automaton([*self.texts, *drop_texts])
         n = len(self.texts)
         self.text_roles: tuple[int, ...] = tuple(range(n)) + (DROP,) * len(drop_texts)
+        #: Per text-automaton pattern: its marker's role, or "" (a dropped token) -- one lookup.
+        self.text_names: tuple[str, ...] = (*self.roles, *[""] * len(drop_texts))
         self.byte_automaton: Automaton[bytes] | None = Automaton(byte_patterns) if byte_patterns else None
         self.byte_roles: tuple[int, ...] = tuple(byte_roles)
         # Per text-automaton pattern: whether ordinary tokens spelling it are read as that marker
