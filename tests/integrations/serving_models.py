@@ -26,6 +26,7 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -325,3 +326,22 @@ def model_dir() -> str:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return str(folder)
+
+
+@dataclass
+class Reply:
+    """One chat completion, whole or folded from its stream: what a client ends up with."""
+
+    reasoning: str | None
+    content: str | None
+    calls: list[tuple[str, Any]]
+    finish_reason: str | None
+    ids: list[str] = field(default_factory=list)
+
+
+def load_arguments(arguments: str) -> Any:
+    """A call's arguments as JSON where they are JSON, else the text as streamed."""
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments

@@ -31,11 +31,20 @@ import functools
 import json
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from .serving_models import MODEL, NEUTRAL_TEMPLATE, model_dir, new_hf_tokenizer, served_as, template_file
+from .serving_models import (
+    MODEL,
+    NEUTRAL_TEMPLATE,
+    Reply,
+    load_arguments,
+    model_dir,
+    new_hf_tokenizer,
+    served_as,
+    template_file,
+)
 from .torchvision_standin import importing_sglang_serving
 
 serving_chat_module = importing_sglang_serving()
@@ -228,24 +237,6 @@ def server(reasoning: str | None, tools: str | None, name: str = QWEN, *, prefix
     return Server(args, manager, templates, OpenAIServingChat(manager, templates))  # type: ignore[arg-type]
 
 
-@dataclass
-class Reply:
-    """One chat completion, whole or folded from its stream: what a client ends up with."""
-
-    reasoning: str | None
-    content: str | None
-    calls: list[tuple[str, Any]]
-    finish_reason: str | None
-    ids: list[str] = field(default_factory=list)
-
-
-def _load(arguments: str) -> Any:
-    try:
-        return json.loads(arguments)
-    except ValueError:
-        return arguments
-
-
 def run(srv: Server, body: dict[str, Any], output: list[int], step: int = 1) -> Reply:
     """One request through ``OpenAIServingChat.handle_request`` with the model replaying ``output``."""
     if body.get("stream"):
@@ -255,7 +246,7 @@ def run(srv: Server, body: dict[str, Any], output: list[int], step: int = 1) -> 
     response = asyncio.run(srv.chat.handle_request(ChatCompletionRequest.model_validate(body), None))
     assert hasattr(response, "choices"), getattr(response, "body", response)
     message = response.choices[0].message
-    calls = [(c.function.name, _load(c.function.arguments)) for c in message.tool_calls or ()]
+    calls = [(c.function.name, load_arguments(c.function.arguments)) for c in message.tool_calls or ()]
     return Reply(
         message.reasoning_content,
         message.content,
@@ -299,5 +290,5 @@ def fold(frames: list[str]) -> Reply:
                 if call.get("id"):
                     ids.append(call["id"])
             finish = choice.get("finish_reason") or finish
-    calls = [(n, _load(a)) for _, (n, a) in sorted(folded.items())]
+    calls = [(n, load_arguments(a)) for _, (n, a) in sorted(folded.items())]
     return Reply(reasoning or None, content or None, calls, finish, ids)

@@ -21,7 +21,6 @@ import functools
 import json
 import os
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
 from typing import Any
 
 os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
@@ -30,7 +29,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import toklane
 from toklane.integrations import vllm as toklane_vllm
 
-from .serving_models import CHAT_TEMPLATE, MODEL, NEUTRAL_TEMPLATE, hf_tokenizer, model_dir
+from .serving_models import CHAT_TEMPLATE, MODEL, NEUTRAL_TEMPLATE, Reply, hf_tokenizer, load_arguments, model_dir
 
 __all__ = [
     "CHAT_TEMPLATE",
@@ -220,24 +219,6 @@ def serving_chat(
     )
 
 
-@dataclass
-class Reply:
-    """One chat completion, whole or folded from its stream: what a client ends up with."""
-
-    reasoning: str | None
-    content: str | None
-    calls: list[tuple[str, Any]]
-    finish_reason: str | None
-    ids: list[str] = field(default_factory=list)
-
-
-def _load(arguments: str) -> Any:
-    try:
-        return json.loads(arguments)
-    except ValueError:
-        return arguments
-
-
 async def _complete(serving: Any, body: dict[str, Any]) -> Any:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 
@@ -251,7 +232,7 @@ def run(serving: Any, eng: ReplayEngine, body: dict[str, Any], output: list[int]
         response = asyncio.run(_complete(serving, body))
         assert hasattr(response, "choices"), response
         message = response.choices[0].message
-        calls = [(c.function.name, _load(c.function.arguments)) for c in message.tool_calls]
+        calls = [(c.function.name, load_arguments(c.function.arguments)) for c in message.tool_calls]
         return Reply(
             message.reasoning,
             message.content,
@@ -293,5 +274,5 @@ def fold(frames: list[str]) -> Reply:
                 if call.get("id"):
                     ids.append(call["id"])
             finish = choice.get("finish_reason") or finish
-    folded = [(n, _load(a)) for _, (n, a) in sorted(calls.items())]
+    folded = [(n, load_arguments(a)) for _, (n, a) in sorted(calls.items())]
     return Reply(reasoning or None, content or None, folded, finish, ids)
