@@ -8,11 +8,19 @@ trainer gets ``ids`` and ``loss_mask`` (1 exactly on the ids the policy produced
 ``check()`` says whether re-rendering the conversation would have given the same ids.
 
     python examples/rollout_loop.py
+    python examples/rollout_loop.py --tiny-model   # the policy is a tiny random Llama (torch, transformers)
+
+With ``--tiny-model`` the ids come from ``generate()`` of the one-layer random model that
+``examples/decode_loop.py`` builds (CPU, no download): its text is noise, so the rollout usually
+ends after one turn, but every id the trainer sees is one the model sampled.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import toklane
 
@@ -40,21 +48,41 @@ def policy(tok: toklane.Tokenizer, prompt_ids: list[int], turn: int) -> list[int
     return tok.encode(text)
 
 
+def tiny_model_policy(tok: toklane.Tokenizer, new_tokens: int = 24) -> Callable[..., list[int]]:
+    """A policy sampling greedily from decode_loop.py's tiny random Llama, stopping at <|im_end|>."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from decode_loop import tiny_model, torch  # exits with one line if torch/transformers are missing
+
+    model = tiny_model(tok.vocab_size)
+    model.config.max_position_embeddings = 1 << 16  # rotary positions: prompts pass the config's 256
+    stop = tok.special_tokens["<|im_end|>"]
+
+    def sample(tok: toklane.Tokenizer, prompt_ids: list[int], turn: int) -> list[int]:
+        with torch.no_grad():
+            out = model.generate(
+                torch.tensor([prompt_ids]), max_new_tokens=new_tokens, do_sample=False, eos_token_id=stop
+            )
+        return out[0, len(prompt_ids) :].tolist()
+
+    return sample
+
+
 def run_tool(name: str, arguments: str) -> str:
     assert name == "get_weather"
     return json.dumps({"city": json.loads(arguments)["city"], "celsius": 18, "sky": "sunny"})
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     conv = toklane.Conversation(
         "qwen3.6",
         [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris?"}],
         tools=TOOLS,
     )
     tok = conv.tokenizer
+    sample = tiny_model_policy(tok) if "--tiny-model" in (sys.argv[1:] if argv is None else argv) else policy
     for turn in range(4):
         prompt = conv.prompt_ids()
-        result = conv.add_generated(policy(tok, prompt, turn))
+        result = conv.add_generated(sample(tok, prompt, turn))
         print(f"turn {turn}: prompt {len(prompt)} ids -> reasoning={result.reasoning!r} content={result.content!r}")
         if not result.tool_calls:
             break

@@ -369,3 +369,17 @@ def test_example_runs() -> None:
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip().endswith("check(): the ids equal a whole re-render")
+
+
+def test_example_runs_with_a_tiny_random_model() -> None:
+    """``--tiny-model``: the ids come from generate() of a random one-layer Llama; they are kept verbatim."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    script = Path(__file__).resolve().parents[2] / "examples" / "rollout_loop.py"
+    proc = subprocess.run([sys.executable, str(script), "--tiny-model"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "generated ids[275:" in proc.stdout and "turn 0: prompt 275 ids" in proc.stdout, proc.stdout
