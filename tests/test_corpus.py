@@ -195,7 +195,7 @@ def test_cli_messages_field_and_on_error(tmp_path):
         (("--messages-field", "m", "--text-field", "t"), "exclude each other"),
         (("--workers", "0"), "workers must be at least 1"),
         (("--workers", "1"), "name the field to read with --text-field or --messages-field"),
-        (("--text-field", "t", "--encoding", "latin-1"), "reads UTF-8 only"),
+        (("--text-field", "t", "--encoding", "utf-16"), "keep ASCII as ASCII"),
     ],
 )
 def test_cli_corpus_errors_are_one_line(tmp_path, extra, needle):

@@ -444,8 +444,6 @@ def _wants_corpus(args: argparse.Namespace) -> bool:
 def _check_corpus_inputs(args: argparse.Namespace, command: str) -> None:
     if "-" in args.files:
         raise CliError(f"stdin ('-') is not read by the corpus {command}: pass files, folders or globs")
-    if codecs.lookup(args.encoding).name != "utf-8":
-        raise CliError(f"the corpus {command} reads UTF-8 only: drop --encoding, or convert the files first")
 
 
 @contextlib.contextmanager
@@ -478,6 +476,8 @@ def _corpus_arguments(args: argparse.Namespace) -> dict[str, Any]:
         "add_generation_prompt": args.add_generation_prompt,
         "engine": args.engine,
         "ray_address": args.ray_address,
+        "encoding": args.encoding,  # JSON Lines and text files, per line / file (docs/corpus.md)
+        "errors": args.errors,
     }
 
 
@@ -806,7 +806,7 @@ def _add_input_options(command: argparse.ArgumentParser) -> None:
         choices=("strict", "replace"),
         default="strict",
         help="input that is not valid in --encoding: stop with an error naming the file and byte (strict), "
-        "or replace it with U+FFFD after a warning (replace)",
+        "or replace it with U+FFFD after a warning (replace; corpus jobs: per line, no warning)",
     )
 
 

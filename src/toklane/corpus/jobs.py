@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from ..errors import InvalidArgumentError
 from .inputs import CorpusError, Split, expand_inputs, file_kind, plan_splits
-from .records import IDS, NUM_TOKENS, Options
+from .records import IDS, NUM_TOKENS, Options, check_encoding
 from .stats import CorpusStats, FileStats, Histogram, summarize
 from .work import (
     META_KEY,
@@ -121,6 +121,10 @@ def _plan(
     tok = None if name else load_tokenizer(model)
     if opts.want_ids and opts.messages_field is not None:
         _check_chat_markers(tok if tok is not None else load_tokenizer(model))
+    if opts.encoding != "utf-8" and files and all(file_kind(p) == "parquet" for p in files):
+        raise InvalidArgumentError(
+            "encoding", f"({opts.encoding}) does not apply to Parquet inputs, whose strings are UTF-8: drop it"
+        )
     splits = plan_splits(files, split_bytes, required=[opts.name])
     return Job(name or tok.name, tuple(files), tuple(splits), opts, limits, workers, tok)
 
@@ -296,6 +300,8 @@ def fingerprint(job: Job, split_bytes: int) -> str:
         "min_tokens": job.limits.min_tokens,
         "keep_columns": job.opts.keep_columns,
     }
+    if (job.opts.encoding, job.opts.errors) != ("utf-8", "strict"):  # (absent: shards of earlier versions resume)
+        key.update(encoding=job.opts.encoding, errors=job.opts.errors)
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -359,6 +365,8 @@ def count_corpus(
     ray_address: str | None = None,
     split_bytes: int = COUNT_SPLIT_BYTES,
     min_tokens: int | None = None,
+    encoding: str = "utf-8",
+    errors: str = "strict",
 ) -> CorpusStats:
     """Count the tokens of every record in ``inputs`` (paths, folders, globs) with ``model``.
 
@@ -371,9 +379,14 @@ def count_corpus(
     is called as chunks finish. ``engine="ray"`` runs the job on Ray (``toklane[ray]``;
     ``ray_address`` of a cluster, default a local Ray) with the same result. With
     ``max_tokens`` / ``min_tokens`` the statistics count the records longer / shorter.
+    JSON Lines and text files are read in ``encoding`` (one that keeps ASCII as ASCII: utf-8,
+    utf-8-sig, latin-1, cp1252, ...; Parquet strings are UTF-8 by the format); bytes not valid
+    in it make a bad record (``errors="strict"``) or are decoded with ``errors`` ``"replace"``
+    (U+FFFD), ``"ignore"`` or ``"backslashreplace"`` (``\\xNN``).
     """
     _check_arguments(text_field, messages_field, workers, max_tokens, on_error, model, engine, min_tokens)
-    opts = Options(text_field, messages_field, add_generation_prompt)
+    codec = check_encoding(encoding, errors)
+    opts = Options(text_field, messages_field, add_generation_prompt, encoding=codec, errors=errors)
     limits = Limits(on_error=on_error, max_tokens=max_tokens, min_tokens=min_tokens)
     job = _plan(inputs, model, opts, limits, workers, engine, max(split_bytes, 1))
     return _run(job, engine, ray_address, progress)
@@ -397,6 +410,8 @@ def tokenize_corpus(
     engine: Engine = "local",
     ray_address: str | None = None,
     shard_bytes: int = SHARD_BYTES,
+    encoding: str = "utf-8",
+    errors: str = "strict",
 ) -> CorpusStats:
     """Tokenize every record in ``inputs`` into Parquet shards ``output/part-00000.parquet``, ...
 
@@ -410,10 +425,12 @@ def tokenize_corpus(
     of workers. A shard holds about ``shard_bytes`` of input and is written under a
     temporary name, renamed when complete: an interrupted run leaves no partial shard, and
     running the same job again keeps the finished shards and writes the rest. A folder
-    holding shards of a different job is an error unless ``overwrite``. Other arguments
-    as :func:`count_corpus`; the statistics cover every record read.
+    holding shards of a different job (other inputs, model or options, ``encoding`` and
+    ``errors`` included) is an error unless ``overwrite``. Other arguments as
+    :func:`count_corpus`; the statistics cover every record read.
     """
     _check_arguments(text_field, messages_field, workers, max_tokens, on_error, model, engine, min_tokens)
+    codec = check_encoding(encoding, errors)
     try:
         import pyarrow  # noqa: F401
     except ModuleNotFoundError:
@@ -421,7 +438,15 @@ def tokenize_corpus(
         raise CorpusError(os.fspath(output), needs) from None
     output = os.path.expanduser(os.fspath(output))
     keep = _keep_columns(keep_columns)
-    opts = Options(text_field, messages_field, add_generation_prompt, want_ids=True, keep_columns=keep)
+    opts = Options(
+        text_field,
+        messages_field,
+        add_generation_prompt,
+        want_ids=True,
+        keep_columns=keep,
+        encoding=codec,
+        errors=errors,
+    )
     limits = Limits(on_error, max_tokens, min_tokens, output, overwrite=overwrite)
     job = _plan(inputs, model, opts, limits, workers, engine, max(shard_bytes, 1))
     limits.fingerprint = fingerprint(job, max(shard_bytes, 1))

@@ -5,6 +5,7 @@ Used alike by the local workers and the Ray engine, so both give the same answer
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from dataclasses import dataclass, field
@@ -26,6 +27,13 @@ class Options:
     add_generation_prompt: bool = False
     want_ids: bool = False  # tokenize: the ids and the kept rows, not only the lengths
     keep_columns: tuple[str, ...] | None = None  # tokenize: the input columns the shards keep (None: all)
+    encoding: str = "utf-8"  # of JSON Lines and text files (a codecs name, checked by check_encoding)
+    errors: str = "strict"  # bytes not valid in ``encoding``: a bad record, or replace/ignore/backslashreplace
+
+    @property
+    def fast_utf8(self) -> bool:
+        """JSON lines go to ``json.loads`` as bytes (UTF-8, BOM too; no ``str`` made first)."""
+        return self.errors == "strict" and self.encoding in ("utf-8", "utf-8-sig")
 
     @property
     def name(self) -> str:
@@ -58,6 +66,7 @@ class Encoded:
 # Where a JSON line may hold a lone surrogate: a \\uD800-\\uDFFF escape (json decodes it alone) or
 # the same code point written as raw (invalid) UTF-8 bytes (json reads bytes with "surrogatepass").
 _MAYBE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+_MAYBE_SURROGATE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")  # the same in a decoded line (no raw surrogates there)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -83,11 +92,77 @@ def surrogate_problem(value: Any) -> str | None:
     return None
 
 
-def _json_problem(line: bytes) -> str:
+# --------------------------------------------------------------------------- encodings
+
+ERRORS = ("strict", "replace", "ignore", "backslashreplace")  # the error policies a corpus job takes
+_ASCII = bytes(range(128))
+
+
+def check_encoding(encoding: str, errors: str) -> str:
+    """The codec name of ``encoding`` (``"latin1"`` -> ``"iso8859-1"``), or an InvalidArgumentError.
+
+    Files are cut into records at ``b"\\n"`` bytes, so only encodings that keep ASCII as ASCII
+    are read (UTF-8, latin-1, cp1252, Shift JIS, GB18030, ...: no byte of a multi-byte character
+    is ``b"\\n"`` there); UTF-16/32 and EBCDIC are refused. ``surrogateescape`` and
+    ``surrogatepass`` are refused: they make lone surrogates, which are not text to tokenize."""
+    from ..errors import InvalidArgumentError
+
+    if not isinstance(encoding, str):
+        raise InvalidArgumentError("encoding", f"must be a codec name such as 'utf-8', not {encoding!r}")
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        raise InvalidArgumentError("encoding", f"unknown encoding {encoding!r} (e.g. utf-8, latin-1, cp1252)") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise InvalidArgumentError("encoding", f"{encoding!r} is not a text encoding (e.g. utf-8, latin-1, cp1252)")
+    try:
+        ascii_compatible = _ASCII.decode(info.name) == _ASCII.decode("ascii")
+    except (UnicodeError, TypeError, ValueError):
+        ascii_compatible = False
+    if not ascii_compatible:
+        raise InvalidArgumentError(
+            "encoding",
+            f"{encoding!r} is not read by corpus jobs, which cut files into records at newline bytes: "
+            "they take encodings that keep ASCII as ASCII (utf-8, utf-8-sig, latin-1, cp1252, ...); "
+            f"convert the files first (iconv -f {encoding} -t utf-8)",
+        )
+    if errors not in ERRORS:
+        raise InvalidArgumentError("errors", f"must be one of {', '.join(map(repr, ERRORS))}, not {errors!r}")
+    return info.name
+
+
+def _json_backslashreplace(exc: UnicodeError) -> tuple[str, int]:
+    """``backslashreplace`` for a JSON line: ``\\xNN`` escaped for JSON, so the value read holds
+    ``\\xNN`` as a text file's does (a bare backslash would be an invalid JSON escape)."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return "".join(f"\\\\x{b:02x}" for b in exc.object[exc.start : exc.end]), exc.end
+
+
+codecs.register_error("toklane.json-backslashreplace", _json_backslashreplace)
+
+
+def _undecodable(opts: Options, exc: UnicodeDecodeError, where: str = "") -> str:
+    name = "UTF-8" if opts.encoding in ("utf-8", "utf-8-sig") else opts.encoding
+    return (
+        f"not valid {name} at byte {exc.start} (0x{exc.object[exc.start : exc.start + 1].hex()}){where}: "
+        "pass the files' encoding with --encoding, or --errors replace"
+    )
+
+
+def _json_text(line: bytes, opts: Options) -> str:
+    """A JSON line decoded with ``opts.encoding`` (not the fast path); a leading BOM is dropped,
+    as ``json.loads`` drops it from bytes."""
+    errors = "toklane.json-backslashreplace" if opts.errors == "backslashreplace" else opts.errors
+    text = line.decode(opts.encoding, errors)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _json_problem(line: bytes | str) -> str:
     """Why a JSONL line is not JSON, read without its line ending (the message `--jsonl-field` gives:
     an unterminated string is "Unterminated string", not the newline as a control character)."""
     try:
-        json.loads(line.rstrip(b"\r\n"))
+        json.loads(line.rstrip(b"\r\n" if isinstance(line, bytes) else "\r\n"))
     except json.JSONDecodeError as exc:
         return f"not JSON ({exc})"
     except UnicodeDecodeError as exc:
@@ -99,9 +174,9 @@ def _value(kind: str, item: Any, opts: Options) -> tuple[Any, Any] | str:
     """(row, value) of one item, or why it is not a record ("" for a blank line: skipped)."""
     if kind == "text":
         try:
-            text = item.decode("utf-8")
+            text = item.decode(opts.encoding, opts.errors)
         except UnicodeDecodeError as exc:
-            return f"not valid UTF-8 at byte {exc.start}"
+            return _undecodable(opts, exc)
         return {"text": text}, text
     if kind == "jsonl":
         if not item.strip():
@@ -109,7 +184,7 @@ def _value(kind: str, item: Any, opts: Options) -> tuple[Any, Any] | str:
         try:
             obj = json.loads(item)
         except UnicodeDecodeError as exc:
-            return f"not valid UTF-8 at byte {exc.start} of the line"
+            return _undecodable(opts, exc, " of the line")
         except json.JSONDecodeError:
             return _json_problem(item)
         if not isinstance(obj, dict) or opts.name not in obj:
@@ -124,6 +199,28 @@ def _value(kind: str, item: Any, opts: Options) -> tuple[Any, Any] | str:
     return None, item  # parquet: the column value
 
 
+def _decoded_json_value(kind: str, item: bytes, opts: Options) -> tuple[Any, Any] | str:
+    """:func:`_value` of a JSON line in another encoding or error policy than UTF-8 strict: the
+    line is decoded with the codec first, then parsed."""
+    if not item.strip():
+        return ""
+    try:
+        text = _json_text(item, opts)
+    except UnicodeDecodeError as exc:
+        return _undecodable(opts, exc, " of the line")
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        return _json_problem(text)
+    if not isinstance(obj, dict) or opts.name not in obj:
+        return f"no field {opts.name!r}"
+    if _MAYBE_SURROGATE_TEXT.search(text):
+        problem = surrogate_problem(obj)
+        if problem:
+            return problem
+    return obj, obj[opts.name]
+
+
 class _NotText:
     """A Parquet string value that is not valid UTF-8 (Parquet readers do not check)."""
 
@@ -131,8 +228,9 @@ class _NotText:
         self.reason = reason
 
 
-def _parquet_values(batch: Any, name: str, path: str) -> list[Any]:
-    """The values of column ``name`` of a Parquet batch, as Python objects."""
+def _parquet_values(batch: Any, name: str, path: str, errors: str = "strict") -> list[Any]:
+    """The values of column ``name`` of a Parquet batch, as Python objects; a string that is not
+    valid UTF-8 is decoded with ``errors`` (``"strict"``: it is a bad record)."""
     from .inputs import CorpusError
 
     index = batch.schema.get_field_index(name)
@@ -147,8 +245,21 @@ def _parquet_values(batch: Any, name: str, path: str) -> list[Any]:
             try:
                 values.append(data[k].as_py())
             except UnicodeDecodeError as exc:
-                values.append(_NotText(f"field {name!r} is not valid UTF-8 (at byte {exc.start})"))
+                raw = _string_bytes(data, k) if errors != "strict" else None
+                if raw is not None:
+                    values.append(raw.decode("utf-8", errors))
+                else:
+                    values.append(_NotText(f"field {name!r} is not valid UTF-8 (at byte {exc.start})"))
         return values
+
+
+def _string_bytes(data: Any, k: int) -> bytes | None:
+    """The bytes of string value ``k`` of an Arrow string array (None for other types)."""
+    import pyarrow as pa
+
+    if data.type not in (pa.string(), pa.large_string()):
+        return None
+    return data.slice(k, 1).cast(pa.large_binary() if data.type == pa.large_string() else pa.binary())[0].as_py()
 
 
 def _check(value: Any, opts: Options) -> str | None:
@@ -170,11 +281,12 @@ def encode_items(tok: Tokenizer, kind: str, first_line: int, items: Any, opts: O
     from ..counting import count_tokens, render_chat
 
     out = Encoded()
-    values = _parquet_values(items, opts.name, path) if kind == "parquet" else items
+    values = _parquet_values(items, opts.name, path, opts.errors) if kind == "parquet" else items
     texts: list[str] = []
     slots: list[Any] = []  # per record: None (its text is in texts, in order) or a count
+    value_of = _decoded_json_value if kind == "jsonl" and not opts.fast_utf8 else _value
     for offset, item in enumerate(values):
-        got = _value(kind, item, opts)
+        got = value_of(kind, item, opts)
         if isinstance(got, str):
             if got:
                 out.errors.append((first_line + offset, got))
