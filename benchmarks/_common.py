@@ -103,7 +103,13 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[obje
         table.add_column(col, justify="left" if i == 0 else "right", overflow="fold")
     for row in rows:
         table.add_row(*(str(c) for c in row))
-    Console(width=max(120, Console().width)).print(table)
+    console = Console()
+    # On a terminal, its width (120 at least); redirected to a file, as wide as the table needs.
+    if console.is_terminal:
+        Console(width=max(120, console.width)).print(table)
+    else:
+        wide = Console(width=1000)
+        Console(width=min(1000, wide.measure(table).maximum)).print(table)
 
 
 def sample_text(megabytes: float = 1.0) -> str:

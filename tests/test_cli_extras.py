@@ -20,7 +20,9 @@ import pytest
 from toklane import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH_HINT = 'pip install "toklane[bench]" (in a source checkout: pip install -e ".[bench]")'
+BENCH_HINT = (
+    'pip install torch==2.13.0 "toklane[bench]" (in a source checkout: pip install torch==2.13.0 -e ".[bench]")'
+)
 
 SITECUSTOMIZE = """\
 import os
@@ -119,3 +121,13 @@ def test_bench_extra_holds_everything_the_benchmarks_import():
     guarded = {"vllm", "sglang", "tokie", "mistral_common"}  # peers the scripts skip when absent (said in the table)
     third_party = imported - set(sys.stdlib_module_names) - local - core - guarded
     assert third_party <= set(cli.BENCH_MODULES), third_party - set(cli.BENCH_MODULES)
+
+
+def test_benchmark_tables_redirected_to_a_file_do_not_wrap():
+    pytest.importorskip("rich")
+    code = (
+        "import sys; sys.path.insert(0, 'benchmarks'); from _common import print_table; "
+        "print_table('T', ['case', 'toklane', 'peer'], [['a' * 90, 'b' * 70, 'c' * 60]])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120).stdout
+    assert any("a" * 90 in line and "b" * 70 in line and "c" * 60 in line for line in out.splitlines()), out

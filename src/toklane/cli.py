@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -728,8 +729,10 @@ OPTIONAL_MODULES = {"mistral_common": ("mistral-common", "mistral"), "torch": ("
 
 
 def _install_hint(extra: str) -> str:
-    hint = f'pip install "toklane[{extra}]"'
-    return hint + (f' (in a source checkout: pip install -e ".[{extra}]")' if extra == "bench" else "")
+    if extra != "bench":
+        return f'pip install "toklane[{extra}]"'
+    # torch==2.13.0 first: the CPU build (as the README installs it), not the default CUDA wheels
+    return 'pip install torch==2.13.0 "toklane[bench]" (in a source checkout: pip install torch==2.13.0 -e ".[bench]")'
 
 
 def bench_requirements_error() -> str | None:
@@ -774,11 +777,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if (missing := bench_requirements_error()) is not None:
         raise CliError(missing)
     failed = []
+    took: list[str] = []
     for name in names:
         cmd = [sys.executable, str(folder / f"{name}.py"), *(["--quick"] if args.quick else [])]
         print(f"$ {' '.join(cmd)}", file=sys.stderr, flush=True)
+        start = time.perf_counter()
         if subprocess.run(cmd, check=False).returncode != 0:
             failed.append(name)
+        took.append(f"{name} {time.perf_counter() - start:.0f} s")
+        print(f"toklane: {name} took {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    if len(names) > 1:
+        print(f"toklane: benchmarks took {', '.join(took)}", file=sys.stderr)
     if failed:
         print(f"toklane: benchmarks failed: {', '.join(failed)}", file=sys.stderr)
         return 1
