@@ -236,3 +236,10 @@ def test_ray_equals_the_local_engine(files):
     finally:
         if started:
             ray.shutdown()
+
+
+def test_a_lone_surrogate_escape_is_a_bad_record_in_any_encoding(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"text": "caf\xe9"}\n{"text": "x\\ud800y"}\n')
+    stats = count_corpus(path, text_field="text", encoding="latin-1", on_error="skip", workers=1)
+    assert stats.records == 1 and [(line, "lone surrogate" in why) for _, line, why in stats.errors] == [(2, True)]
