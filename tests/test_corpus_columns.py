@@ -274,3 +274,17 @@ def test_a_lone_surrogate_is_a_bad_record_in_count_and_tokenize(tmp_path, line, 
         assert [(Path(p).name, n) for p, n, _ in stats.errors] == [("s.jsonl", 2)] and reason in stats.errors[0][2]
     proc = run("count", str(path), "--model", "qwen3.6", "--text-field", "text")
     assert_clean_error(proc, f"s.jsonl:2: {reason}")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_object_key_holding_only_empty_objects_is_never_dropped(tmp_path, workers):
+    """A shard whose ``meta`` objects are ``{"a": {}}`` writes them as JSON text (Parquet has no empty
+    struct); another gives ``meta`` a struct type without ``a``: the job keeps ``a`` (JSON text)."""
+    rows = [{"text": "x", "meta": {"a": {}}}] * 3 + [{"text": "y", "meta": {"b": 1, "c": "z"}}] * 40
+    write_jsonl(tmp_path / "r.jsonl", rows)
+    stats = tokenize_corpus(
+        tmp_path / "r.jsonl", tmp_path / "o", "qwen3.6", text_field="text", workers=workers, shard_bytes=100
+    )
+    assert len(stats.shards) > 1
+    assert_shards_hold(rows, tmp_path / "o", stats)
+    assert pq.read_table(tmp_path / "o").column("meta").to_pylist()[0] in ('{"a": {}}', '{"a":{}}')

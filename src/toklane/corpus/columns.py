@@ -171,6 +171,25 @@ def target_schema(schemas: Iterable[pa.Schema], as_json: Iterable[str] = ()) -> 
     return pa.schema(fields)
 
 
+def _drops_keys(kind: pa.DataType, target: pa.DataType) -> bool:
+    """Whether casting ``kind`` to ``target`` would drop an object key: Arrow casts a struct to one
+    without some of its fields by leaving them out (a part whose objects were JSON texts -- their
+    key ``a`` held only empty objects -- gave no key to the job's type)."""
+    if pa.types.is_struct(kind):
+        if not pa.types.is_struct(target):
+            return False  # not a struct cast: Arrow refuses it
+        names = {target.field(i).name: target.field(i).type for i in range(target.num_fields)}
+        return any(
+            kind.field(i).name not in names or _drops_keys(kind.field(i).type, names[kind.field(i).name])
+            for i in range(kind.num_fields)
+        )
+    if (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and (
+        pa.types.is_list(target) or pa.types.is_large_list(target)
+    ):
+        return _drops_keys(kind.value_type, target.value_type)
+    return False
+
+
 def _conformed(name: str, data: pa.ChunkedArray, source: pa.Field, field: pa.Field) -> pa.ChunkedArray | pa.Array:
     if is_json(field):
         return data if is_json(source) else json_texts(data.to_pylist())
@@ -179,7 +198,11 @@ def _conformed(name: str, data: pa.ChunkedArray, source: pa.Field, field: pa.Fie
             data = infer([None if v is None else json.loads(v) for v in data.to_pylist()])
             if data is None:
                 raise Mismatch(name)
-        return data if data.type == field.type else data.cast(field.type)  # safe: no value changes
+        if data.type == field.type:
+            return data
+        if _drops_keys(data.type, field.type):
+            raise Mismatch(name)  # the column becomes JSON text: every key kept
+        return data.cast(field.type)  # safe casts only: no value changes
     except _CONVERSION_ERRORS:
         raise Mismatch(name) from None
 
