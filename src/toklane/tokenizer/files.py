@@ -263,7 +263,7 @@ def check_ranks(ranks: Mapping[bytes, int], source: object, what: str = "ranks",
                 raise TokenizerLoadError(source, f"{what}: rank {rank} is used twice")
             seen[rank - offset] = 1
     # n ranks, each in the n-wide range, none twice: exactly that range.
-    missing = missing_bytes(ranks)
+    missing = [b for b in range(256) if bytes((b,)) not in ranks]  # (256 look-ups, not a walk of the table)
     if missing:
         raise TokenizerLoadError(
             source, f"{what} lack single-byte tokens {_bytes_list(missing)} (a byte-level BPE needs all 256)"

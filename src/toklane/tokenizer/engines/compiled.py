@@ -21,13 +21,14 @@ ids, slower.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import unicodedata
 from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .. import unicode_classes
+from .. import image_cache, unicode_classes
 from ..pieces import PARALLEL_MIN
 from ..unicode_classes import class_table
 from .quickranks import encode_parts
@@ -74,7 +75,27 @@ def compiled_engine(engine: TiktokenEngine, pattern: str, ranks: dict[bytes, int
 
 
 @functools.cache
+def _class_table(cjk: tuple[tuple[int, int], ...]) -> bytes:
+    """:func:`.unicode_classes.class_table`, from the disk cache where an image of it is (keyed by the
+    stored class runs and ``cjk``; ~80 ms to expand otherwise)."""
+    runs = hashlib.blake2b(unicode_classes.RUNS.encode(), digest_size=16).hexdigest()
+    return image_cache.table(
+        "class-table-1",
+        f"{runs}|{cjk}|{unicode_classes.DECLINE}|{unicode_classes.CJK}",
+        unicode_classes.N_CODEPOINTS,
+        lambda: class_table(cjk),
+    )
+
+
+@functools.cache
 def _nfc_flags() -> bytes:
+    """:func:`_compute_nfc_flags`, from the disk cache where an image of it is (keyed by Python's Unicode version)."""
+    return image_cache.table(
+        "nfc-flags-1", f"unidata {unicodedata.unidata_version}", unicode_classes.N_CODEPOINTS, _compute_nfc_flags
+    )
+
+
+def _compute_nfc_flags() -> bytes:
     """One byte per code point, 1 where NFC (Python's, the reference's) may change, reorder or join a
     character to the one before: a mark, a character NFC replaces, the second of a canonical pair,
     a Hangul vowel or final jamo. Every other character is one NFC keeps as it is and never joins to
@@ -100,9 +121,12 @@ class CompiledEngine:
 
     def __init__(self, reference: TiktokenEngine, ranks: dict[bytes, int], grammar: int, cjk: tuple) -> None:
         self._reference = reference
-        self._encoder = _bpe.build(ranks, class_table(cjk), grammar)
+        self._encoder = _bpe.build(ranks, _class_table(cjk), grammar)
         self.threads = reference.threads
         self._nfc = reference._nfc
+        self._ranks = ranks
+        self._table: list[bytes] | None = None  # token bytes by id - offset, made on first decode
+        self._offset = min(ranks.values(), default=0)
 
     def _prepare(self, text: str) -> str:
         """NFC where the family normalises (Qwen), as the reference does: only the spans around
@@ -160,7 +184,26 @@ class CompiledEngine:
         return self._reference.count_ordinary(text) if n is None else n
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
-        return self._reference.decode_bytes(ids)
+        """The bytes of ``ids`` (ordinary ids, checked by the caller) joined from the token table:
+        no tiktoken needed to decode (its CoreBPE is built only for what the encoder declines).
+        Long id lists reach this rarely (the tokenizer's compiled id reader joins them)."""
+        table = self._table
+        if table is None:
+            table = self._table = self._token_table()
+        off = self._offset
+        if off:
+            return b"".join([table[i - off] for i in ids])
+        return b"".join(map(table.__getitem__, ids))
+
+    def _token_table(self) -> list[bytes]:
+        """Every token's bytes by ``id - offset`` (ranks checked at load: ids dense from the offset)."""
+        ranks, off = self._ranks, self._offset
+        if list(ranks.values()) == list(range(off, off + len(ranks))):  # (in id order: every bundled file)
+            return list(ranks)
+        table: list[bytes] = [b""] * len(ranks)
+        for data, i in ranks.items():
+            table[i - off] = data
+        return table
 
     def iter_token_bytes(self) -> Iterable[tuple[int, bytes]]:
         return self._reference.iter_token_bytes()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..pieces import (
     PARALLEL_MIN,
@@ -36,11 +38,22 @@ def _parallel_patterns() -> frozenset[str]:
 _PARALLEL_PATTERNS = _parallel_patterns()
 
 
+class _OnFirstUse:
+    """``engine._enc``: built by ``engine._build()`` on first read, which stores it in the instance
+    (a non-data descriptor: from then on the instance's attribute is read, nothing runs here)."""
+
+    def __get__(self, engine: Any, owner: type | None = None) -> Any:
+        if engine is None:
+            return self
+        return engine._build()
+
+
 class TiktokenEngine:
     """tiktoken over a ranks table (used where quicktok has no scanner for the
     pre-tokenisation pattern: Qwen3.5/3.6, Mistral tekken, user .tiktoken files)."""
 
     name = "tiktoken"
+    _enc = _OnFirstUse()
 
     def __init__(
         self, name: str, pattern: str, ranks: dict[bytes, int], *, nfc: bool = False, splittable: bool | None = None
@@ -48,11 +61,13 @@ class TiktokenEngine:
         """``splittable``: whether :mod:`.pieces` may cut long whitespace runs for
         ``pattern`` (``None``: when it ends in the ranked families' whitespace
         alternatives)."""
-        import tiktoken
-
+        self._name = name
+        self._pattern = pattern
         self._ranks = ranks
         self._nfc = nfc
-        self._enc = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+        # tiktoken's CoreBPE (~0.1-0.2 s over a large table) is built when first used: where this
+        # engine is the compiled encoder's reference, only for the rare texts that encoder declines.
+        self._lock = threading.Lock()
         # Texts from this length on may hold a whitespace run that tiktoken's
         # regex cannot take (from 999,999 characters): they go through pieces.
         self._long = long_run_threshold()
@@ -60,6 +75,29 @@ class TiktokenEngine:
         # Cut long texts for all cores only where the cuts are proven (the
         # bundled families' patterns; a wrapped tiktoken.Encoding may have any).
         self.threads = cpu_count() if pattern in _PARALLEL_PATTERNS else 1
+
+    def build(self) -> Any:
+        """tiktoken's encoding, built now if it was not yet."""
+        return self._enc
+
+    def _build(self) -> Any:
+        """tiktoken's encoding over the ranks and pattern, built once (under a lock); then kept as the
+        instance's ``_enc`` attribute, so later uses are a plain attribute read (:class:`_OnFirstUse`)."""
+        with self._lock:
+            enc = self.__dict__.get("_enc")
+            if enc is None:
+                import tiktoken
+
+                enc = tiktoken.Encoding(
+                    self._name, pat_str=self._pattern, mergeable_ranks=self._ranks, special_tokens={}
+                )
+                self.__dict__["_enc"] = enc
+            return enc
+
+    @property
+    def _built(self) -> Any:
+        """tiktoken's encoding where it was built, else None."""
+        return self.__dict__.get("_enc")
 
     def _prepare(self, text: str) -> str:
         if self._nfc and not unicodedata.is_normalized("NFC", text):

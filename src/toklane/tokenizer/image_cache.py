@@ -1,0 +1,188 @@
+"""A per-user disk cache of what toklane derives from bundled data at load (parsed ranks, tables).
+
+Parsing a bundled vocabulary costs far more than reading its result back: Qwen3.6's 248K-line
+``.tiktoken`` file is ~0.35 s of base64 in Python, DeepSeek-V4's merges replayed as ranks ~0.4 s,
+the NFC flag table ~0.2 s. The first load writes each result here as a compact image; later loads
+in any process read it back (a few ms to ~50 ms for the largest ranks table).
+
+Where: ``$TOKLANE_CACHE_DIR`` (``off`` switches the cache off), else ``$XDG_CACHE_HOME/toklane``,
+else ``~/.cache/toklane``. Each image is keyed by what it was derived from (the source file's real
+path, size, modification time and a hash of its first and last 64 KiB; Python's Unicode version
+for Unicode tables), the image format and the byte order; the key is stored in the image and
+compared on read. An image is written to a temporary file and renamed into place (readers never
+see half a file; two processes loading at once each write a whole image, the last rename wins)
+and checked on read: magic, format version, key and a BLAKE2b checksum of key and payload. A
+missing, truncated, corrupt or foreign image is rebuilt and rewritten, never trusted and never an
+error; a cache folder that cannot be made or written is skipped (the load works without it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import os
+import struct
+import sys
+from array import array
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: Bumped whenever a payload's layout or what it holds changes.
+FORMAT = 1
+_MAGIC = b"TOKLIMG\x01"
+_HEADER = struct.Struct("<8sIIQ32s")  # magic, format, key length, payload length, checksum
+_EDGE = 1 << 16  # bytes hashed at each end of a source file
+
+
+def cache_dir() -> Path | None:
+    """The cache folder (not created here), or None where ``TOKLANE_CACHE_DIR=off``."""
+    chosen = os.environ.get("TOKLANE_CACHE_DIR")
+    if chosen:
+        return None if chosen.strip().lower() == "off" else Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "toklane"
+
+
+def _checksum(key: bytes, payload: bytes | memoryview) -> bytes:
+    h = hashlib.blake2b(key, digest_size=32)
+    h.update(payload)
+    return h.digest()
+
+
+def file_key(path: str | os.PathLike[str]) -> str | None:
+    """What identifies a source file's content cheaply (real path, size, mtime, a hash of its ends),
+    or None where it cannot be read."""
+    try:
+        real = os.path.realpath(path)
+        with open(real, "rb") as f:
+            st = os.fstat(f.fileno())
+            head = f.read(_EDGE)
+            if st.st_size > 2 * _EDGE:
+                f.seek(st.st_size - _EDGE)
+            tail = f.read(_EDGE)
+    except OSError:
+        return None
+    edges = hashlib.blake2b(head + b"\0" + tail, digest_size=16).hexdigest()
+    return f"{real}|{st.st_size}|{st.st_mtime_ns}|{edges}"
+
+
+def _path(kind: str, key: bytes) -> Path | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    return folder / f"{kind}-{hashlib.blake2b(key, digest_size=16).hexdigest()}.img"
+
+
+def _read(path: Path, key: bytes) -> bytes | None:
+    """The payload of a sound image at ``path`` made for ``key``, else None."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if len(data) < _HEADER.size:
+        return None
+    magic, fmt, key_len, payload_len, checksum = _HEADER.unpack_from(data)
+    if magic != _MAGIC or fmt != FORMAT or len(data) != _HEADER.size + key_len + payload_len:
+        return None
+    view = memoryview(data)
+    stored_key = bytes(view[_HEADER.size : _HEADER.size + key_len])
+    payload = view[_HEADER.size + key_len :]
+    if stored_key != key or _checksum(key, payload) != checksum:
+        return None
+    return data[_HEADER.size + key_len :]
+
+
+def _write(path: Path, key: bytes, payload: bytes) -> None:
+    """The image, written to a temporary file and renamed into place; any failure is skipped."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        header = _HEADER.pack(_MAGIC, FORMAT, len(key), len(payload), _checksum(key, payload))
+        with open(tmp, "wb") as f:
+            f.write(header)
+            f.write(key)
+            f.write(payload)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def cached(
+    kind: str, key: str | None, build: Callable[[], T], dump: Callable[[T], bytes], load: Callable[[bytes], T | None]
+) -> T:
+    """``load(payload)`` of the image stored for ``kind`` and ``key``; else ``build()``, stored as
+    ``dump(value)``. ``load`` returns None for a payload it finds unsound (then it is rebuilt);
+    ``key`` None: no cache."""
+    full = f"{kind}|{FORMAT}|{sys.byteorder}|{key}".encode("utf-8", "surrogatepass")
+    path = None if key is None else _path(kind, full)
+    if path is not None:
+        payload = _read(path, full)
+        if payload is not None:
+            try:
+                got = load(payload)
+            except Exception:  # an unsound payload that passed the checksum: rebuilt below
+                got = None
+            if got is not None:
+                return got
+    value = build()
+    if path is not None:
+        try:
+            data = dump(value)
+        except Exception:  # (a value this format cannot hold: not cached)
+            return value
+        _write(path, full, data)
+    return value
+
+
+# --------------------------------------------------------------------------- ranks tables
+
+_COUNTS = struct.Struct("<II")  # tokens, blob length
+
+
+def ranks_payload(ranks: dict[bytes, int]) -> bytes:
+    """``ranks`` as an image payload: counts, int32 offsets into one blob of token bytes, int32 ranks, the blob."""
+    tokens = list(ranks)
+    offsets = array("i", [0])
+    at = 0
+    for t in tokens:
+        at += len(t)
+        offsets.append(at)
+    values = array("i", ranks.values())
+    blob = b"".join(tokens)
+    return _COUNTS.pack(len(tokens), len(blob)) + offsets.tobytes() + values.tobytes() + blob
+
+
+def ranks_from_payload(payload: bytes) -> dict[bytes, int] | None:
+    """The ranks of :func:`ranks_payload`'s image, or None where it does not hold a sound table."""
+    n, size = _COUNTS.unpack_from(payload)
+    start = _COUNTS.size
+    if len(payload) != start + 4 * (n + 1) + 4 * n + size:
+        return None
+    offsets = array("i")
+    offsets.frombytes(payload[start : start + 4 * (n + 1)])
+    values = array("i")
+    values.frombytes(payload[start + 4 * (n + 1) : start + 4 * (2 * n + 1)])
+    blob = payload[start + 4 * (2 * n + 1) :]
+    if offsets[0] != 0 or offsets[-1] != size:
+        return None
+    tokens = [blob[a:b] for a, b in itertools.pairwise(offsets)]
+    if not all(tokens):  # (a token of no bytes: offsets out of order)
+        return None
+    ranks = dict(zip(tokens, values, strict=True))
+    return ranks if len(ranks) == n else None
+
+
+def ranks(kind: str, source: str | os.PathLike[str], build: Callable[[], dict[bytes, int]]) -> dict[bytes, int]:
+    """``build()``'s ranks (derived from the file ``source``), from the cache where an image of them is."""
+    return cached(kind, file_key(source), build, ranks_payload, ranks_from_payload)
+
+
+def table(kind: str, key: str, size: int, build: Callable[[], bytes]) -> bytes:
+    """``build()``'s ``size`` bytes (derived from what ``key`` names), from the cache where an image of them is."""
+    return cached(kind, key, build, bytes, lambda payload: payload if len(payload) == size else None)
