@@ -33,6 +33,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -322,7 +323,11 @@ def _pin_threads(cores: set[int]) -> None:
 IRREGULAR_PROBE = " việcc ннапример ..:.:.:.:.:.:.:.: x .:.:.:.:y 俱乐部a غحسب 人力资源和社会保障部门 качествее"
 
 
-def encode_rows(rows: list, texts: dict[str, str], quick: bool) -> None:
+#: The tokenizers --quick measures encode on: one per engine family (compiled, quicktok, HF-checked).
+QUICK_NAMES = ("qwen3.6", "cl100k_base", "deepseek-v4")
+
+
+def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[str] = ()) -> None:
     """Per tokenizer, per text: MB/s on one core for toklane and each peer, its
     exactness (on the text and on :data:`IRREGULAR_PROBE`), and toklane's ratio to
     cl100k_base on the same text."""
@@ -332,9 +337,12 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool) -> None:
     results: dict[tuple[str, str], float] = {}
     table: list[tuple] = []
     with _tempfile.TemporaryDirectory() as tmp:
-        for name in toklane.bundled_names():
+        for name in names or toklane.bundled_names():
             try:
                 tok = toklane.load_tokenizer(name)
+                if tok.engine == "sentencepiece":  # not ranks: the user-file table times it beside the library
+                    table.append((name, "SentencePiece", "see the user-file table", "", "", "", ""))
+                    continue
                 engines, skipped, reference = _peers(name, quick, tmp)
             except (toklane.TokenizerLoadError, ImportError) as exc:
                 table.append((name, "unavailable", str(exc)[:60], "", "", "", ""))
@@ -1024,6 +1032,14 @@ def _print_cold_start_table(quick: bool) -> None:
     )
 
 
+@contextlib.contextmanager
+def _part(name: str) -> Iterator[None]:
+    """Say on stderr how long a part of the run took (``toklane bench --quick`` should take minutes)."""
+    start = time.perf_counter()
+    yield
+    print(f"tokenizer.py: {name} took {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller text, fewer names, skip the HF conversion")
@@ -1037,20 +1053,33 @@ def main() -> None:
     if args.chat_templates:
         _print_chat_table(args.quick)
         return
-    _print_user_table(args.quick)
     if args.user_files:
+        _print_user_table(args.quick)
         return
-    _print_chat_table(args.quick)
-    _print_cold_start_table(args.quick)
+    if args.quick:  # a first look in about two minutes: the three tables below run alone with their flags
+        print(
+            "--quick: the user-file, chat-template and cold-start tables run alone with --user-files, "
+            "--chat-templates and --cold-start",
+            file=sys.stderr,
+        )
+    else:
+        with _part("user files"):
+            _print_user_table(args.quick)
+        with _part("chat templates"):
+            _print_chat_table(args.quick)
+        with _part("cold start"):
+            _print_cold_start_table(args.quick)
     rows: list = []
-    load_rows(rows)
-    vocab_rows(rows)
-    memory_rows(rows, 100_000 if args.quick else 1_000_000)
+    with _part("load, vocab, memory"):
+        load_rows(rows)
+        vocab_rows(rows)
+        memory_rows(rows, 100_000 if args.quick else 1_000_000)
     print_table("toklane tokenizer layer", ["measurement", "toklane", "peer", "peer value", "toklane advantage"], rows)
-    size = 0.3 if args.quick else 1.5
+    size = 0.1 if args.quick else 1.5
     texts = {"code": sample_text(size), "multilingual": multilingual_text(size)}
     encode: list = []
-    encode_rows(encode, texts, args.quick)
+    with _part("encode"):
+        encode_rows(encode, texts, args.quick, QUICK_NAMES if args.quick else toklane.bundled_names())
     print_table(
         f"encode, MB/s on one core ({size} MB each; ids checked against the reference: HF tokenizers for "
         "deepseek-v4, mistral-common for tekken, tiktoken for the others)",
@@ -1069,14 +1098,18 @@ def main() -> None:
         encode,
     )
     decode: list = []
-    decode_rows(decode, {label: text[: len(text) // 5] for label, text in texts.items()})
+    with _part("decode"):
+        decode_rows(decode, {label: text[: len(text) // 5] for label, text in texts.items()})
     print_table(
         "decode(ids), ns per token on one core (same ids; texts checked equal)",
         ["tokenizer / text", "toklane", "tiktoken", "HF tokenizers", "toklane advantage", "result"],
         decode,
     )
+    if args.quick:
+        return  # the all-cores table needs a quiet machine and a minute of its own
     scaling: list = []
-    scaling_rows(scaling, args.quick)
+    with _part("scaling"):
+        scaling_rows(scaling, args.quick)
     print_table(
         "all cores: the same call on every core vs pinned to one (GIL released; pieces cut at pre-token boundaries)",
         ["call", "all cores", "one core", "speedup", "target >= 0.85 x cores"],
