@@ -475,21 +475,23 @@ def _fmt_mb(n: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=500.0, help="corpus size in MB (default 500)")
-    parser.add_argument("--quick", action="store_true", help="a ~20 MB corpus")
+    parser.add_argument("--quick", action="store_true", help="a ~5 MB corpus, each job run once")
     parser.add_argument(
         "--cache-dir",
         default=str(Path(tempfile.gettempdir()) / "toklane-bench-corpus"),
         help="where the generated corpora and the HF tokenizer.json are kept (default: $TMPDIR/toklane-bench-corpus)",
     )
     parser.add_argument(
-        "--repeat", type=int, default=3, help="runs of each toklane qwen3.6 job, the fastest kept (default 3)"
+        "--repeat", type=int, help="runs of each toklane qwen3.6 job, the fastest kept (default 3; --quick: 1)"
     )
     parser.add_argument("--job", help=argparse.SUPPRESS)  # internal: one measured job, in a fresh process
     args = parser.parse_args()
     if args.job:
         _child_main(args.job)
         return
-    size_mb = 20.0 if args.quick else args.size_mb
+    size_mb = 5.0 if args.quick else args.size_mb
+    if args.repeat is None:
+        args.repeat = 1 if args.quick else 3
     cache = Path(args.cache_dir)
     path = corpus_path(cache, size_mb)
     small = corpus_path(cache, size_mb / 5)
