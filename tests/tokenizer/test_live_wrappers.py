@@ -130,3 +130,41 @@ def test_rewrapped_objects_are_still_held_weakly(deepseek_json):
     gc.collect()
     assert all(r() is None for r in refs)
     assert registry.cache_info()["objects"] == before
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("first_special, second_special", [(True, False), (False, True), (True, True), (False, False)])
+def test_a_special_token_inside_a_later_plain_one_is_matched_first(kind, first_special, second_special, deepseek_json):
+    """HF matches the tokens added as special (not normalized) before the plain ones: ``世`` added as
+    special, then ``世a`` as plain text, reads ``世abé`` as ``世`` + ``ab`` + ``é``. (The CI run that
+    found it: test_any_added_tokens_ids_equal_hf, whose live object had gathered both.)"""
+    obj = KINDS[kind](deepseek_json)
+    _add(obj, ["世"], first_special)
+    _add(obj, ["世a"], second_special)
+    tok = toklane.load_tokenizer(obj)
+    for text in ("世abé", "x世a世", "世世a", "a世ab 世a"):
+        assert tok.encode(text) == _hf_ids(obj, text), (text, tok.engine_reason)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_plain_token_running_into_a_special_one_gives_way(kind, deepseek_json):
+    """``qqzz`` added as plain text, ``zzww`` as special: HF reads ``qqzzww`` as ``qq`` + ``zzww``."""
+    obj = KINDS[kind](deepseek_json)
+    _add(obj, ["zzww"], True)
+    _add(obj, ["qqzz"], False)
+    tok = toklane.load_tokenizer(obj)
+    for text in ("qqzzww", "qqzz ww", "a qqzzwwqqzz"):
+        assert tok.encode(text) == _hf_ids(obj, text), (text, tok.engine_reason)
+
+
+def test_the_bundled_deepseek_file_has_no_order_conflict(deepseek_json):
+    """Its added tokens mix normalized and not, but no two of them meet: it stays on the compiled engine."""
+    import json
+
+    from toklane.tokenizer.engines.choose import added_order_conflict
+
+    added = json.loads(deepseek_json.read_text(encoding="utf-8"))["added_tokens"]
+    assert len({bool(t.get("normalized")) for t in added}) == 2
+    assert added_order_conflict(added) is None
+    holds_bos = {"content": "x<｜begin▁of▁sentence｜>", "id": 10**6, "normalized": True}
+    assert added_order_conflict([*added, holds_bos]) is not None

@@ -132,6 +132,30 @@ def _added_refusal(pipeline: Pipeline) -> str | None:
     mixed = len({bool(t.get("normalized")) for t in added}) > 1
     if mixed and any(t.get(k) for t in added for k in ("single_word", "lstrip", "rstrip")):
         return "added tokens mix normalized and not, with single_word/lstrip/rstrip"
+    return added_order_conflict(added)
+
+
+def added_order_conflict(added: list[dict[str, Any]]) -> str | None:
+    """Where one pass over every added token (leftmost, then longest: toklane's engines, fastokens)
+    can split a text differently from HF, which matches the tokens that are not ``normalized`` first
+    and the ``normalized`` ones only in the pieces left between them: a token of the first kind
+    inside one of the second (``世`` added as special, then ``世a`` as plain text: HF reads ``世`` in
+    ``世ab``), or one of the second starting before one of the first and running into it. None where
+    the two orders always agree (the bundled DeepSeek-V4 file: tests/tokenizer/test_user_files.py)."""
+    first = [str(t.get("content")) for t in added if not t.get("normalized") and t.get("content")]
+    second = [str(t.get("content")) for t in added if t.get("normalized") and t.get("content")]
+    if not first or not second:
+        return None
+    from .base import _literals
+
+    inside = _literals(first)
+    prefixes = {c[:k] for c in first for k in range(1, len(c))}
+    for content in second:
+        hits = inside.find_all(content) if inside is not None else None
+        if hits:
+            return f"added token {content[:40]!r} holds a token that HF matches before it"
+        if any(content[k:] in prefixes for k in range(1, len(content))):
+            return f"added token {content[:40]!r} runs into a token that HF matches before it"
     return None
 
 
@@ -168,7 +192,8 @@ def choose_engine(data: Any) -> EnginePlan:
     pipeline = data if isinstance(data, Pipeline) else Pipeline(data)
     steps = pipeline.describe()
     refusal = fastokens_refusal(pipeline)
-    if deepseek_v4.compatible(pipeline.data):
+    conflict = added_order_conflict(pipeline.added_tokens)
+    if deepseek_v4.compatible(pipeline.data) and conflict is None:
         engine = "compiled" if COMPILED_BUILT else "tiktoken"
         reason = f"{steps}: DeepSeek-V4's pre-tokeniser, which toklane compiles; its merges replay as ranks"
         if not COMPILED_BUILT:
@@ -176,7 +201,9 @@ def choose_engine(data: Any) -> EnginePlan:
     else:
         engine = "tokenizers"
         reason = f"{steps}: HF tokenizers (the reference) from load"
-        if refusal is None:
+        if conflict is not None:
+            reason += f" ({conflict})"
+        elif refusal is None:
             reason += ", as nothing toklane compiles runs this pre-tokeniser"
     if refusal is not None:
         return EnginePlan(engine, f"{reason}; not fastokens: {refusal}")
