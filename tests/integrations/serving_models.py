@@ -345,3 +345,28 @@ def load_arguments(arguments: str) -> Any:
         return json.loads(arguments)
     except ValueError:
         return arguments
+
+
+def fold_frames(frames: list[str], reasoning_key: str) -> Reply:
+    """What a client ends up with from a stream's SSE frames (the delta's reasoning under ``reasoning_key``:
+    vLLM's ``reasoning``, SGLang's ``reasoning_content``)."""
+    reasoning, content, folded, finish, ids = "", "", {}, None, []
+    for frame in frames:
+        data = frame.removeprefix("data: ").strip()
+        if data == "[DONE]":
+            continue
+        chunk = json.loads(data)
+        assert "error" not in chunk, chunk
+        for choice in chunk.get("choices", ()):
+            delta = choice.get("delta") or {}
+            reasoning += delta.get(reasoning_key) or ""
+            content += delta.get("content") or ""
+            for call in delta.get("tool_calls") or ():
+                name, args = folded.get(call["index"], ("", ""))
+                function = call.get("function") or {}
+                folded[call["index"]] = (name + (function.get("name") or ""), args + (function.get("arguments") or ""))
+                if call.get("id"):
+                    ids.append(call["id"])
+            finish = choice.get("finish_reason") or finish
+    calls = [(n, load_arguments(a)) for _, (n, a) in sorted(folded.items())]
+    return Reply(reasoning or None, content or None, calls, finish, ids)

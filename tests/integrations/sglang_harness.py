@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import json
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from .serving_models import (
     MODEL,
     NEUTRAL_TEMPLATE,
     Reply,
+    fold_frames,
     load_arguments,
     model_dir,
     new_hf_tokenizer,
@@ -272,23 +272,4 @@ def stream(srv: Server, body: dict[str, Any], output: list[int], step: int = 1) 
 
 def fold(frames: list[str]) -> Reply:
     """What a client ends up with from a stream's SSE frames."""
-    reasoning, content, folded, finish, ids = "", "", {}, None, []
-    for frame in frames:
-        data = frame.removeprefix("data: ").strip()
-        if data == "[DONE]":
-            continue
-        chunk = json.loads(data)
-        assert "error" not in chunk, chunk
-        for choice in chunk.get("choices", ()):
-            delta = choice.get("delta") or {}
-            reasoning += delta.get("reasoning_content") or ""
-            content += delta.get("content") or ""
-            for call in delta.get("tool_calls") or ():
-                name, args = folded.get(call["index"], ("", ""))
-                function = call.get("function") or {}
-                folded[call["index"]] = (name + (function.get("name") or ""), args + (function.get("arguments") or ""))
-                if call.get("id"):
-                    ids.append(call["id"])
-            finish = choice.get("finish_reason") or finish
-    calls = [(n, load_arguments(a)) for _, (n, a) in sorted(folded.items())]
-    return Reply(reasoning or None, content or None, calls, finish, ids)
+    return fold_frames(frames, "reasoning_content")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import os
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -29,7 +28,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import toklane
 from toklane.integrations import vllm as toklane_vllm
 
-from .serving_models import CHAT_TEMPLATE, MODEL, NEUTRAL_TEMPLATE, Reply, hf_tokenizer, load_arguments, model_dir
+from .serving_models import (
+    CHAT_TEMPLATE,
+    MODEL,
+    NEUTRAL_TEMPLATE,
+    Reply,
+    fold_frames,
+    hf_tokenizer,
+    load_arguments,
+    model_dir,
+)
 
 __all__ = [
     "CHAT_TEMPLATE",
@@ -256,23 +264,4 @@ def stream(serving: Any, eng: ReplayEngine, body: dict[str, Any], output: list[i
 
 def fold(frames: list[str]) -> Reply:
     """What a client ends up with from a stream's SSE frames."""
-    reasoning, content, calls, finish, ids = "", "", {}, None, []
-    for frame in frames:
-        data = frame.removeprefix("data: ").strip()
-        if data == "[DONE]":
-            continue
-        chunk = json.loads(data)
-        assert "error" not in chunk, chunk
-        for choice in chunk.get("choices", ()):
-            delta = choice.get("delta", {})
-            reasoning += delta.get("reasoning") or ""
-            content += delta.get("content") or ""
-            for call in delta.get("tool_calls") or ():
-                name, args = calls.get(call["index"], ("", ""))
-                function = call.get("function") or {}
-                calls[call["index"]] = (name + (function.get("name") or ""), args + (function.get("arguments") or ""))
-                if call.get("id"):
-                    ids.append(call["id"])
-            finish = choice.get("finish_reason") or finish
-    folded = [(n, load_arguments(a)) for _, (n, a) in sorted(calls.items())]
-    return Reply(reasoning or None, content or None, folded, finish, ids)
+    return fold_frames(frames, "reasoning")
