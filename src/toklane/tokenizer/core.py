@@ -229,6 +229,8 @@ class Tokenizer:
         if not isinstance(text, str):
             raise TypeError(f"encode() expects str, got {type(text).__name__}")
         ids = self._backend.encode(text, split_special_tokens)
+        if not add_special_tokens and max_length is None:  # (the common call: nothing to add or cut)
+            return ids
         return self._finish(ids, add_special_tokens, max_length, truncation_side)
 
     def _finish(
@@ -256,6 +258,8 @@ class Tokenizer:
         if not texts:
             return []
         batch = self._backend.encode_batch(texts, split_special_tokens)
+        if not add_special_tokens and max_length is None:
+            return batch
         return [self._finish(ids, add_special_tokens, max_length, truncation_side) for ids in batch]
 
     def encode_batch_flat(
@@ -335,7 +339,7 @@ class Tokenizer:
         and fewer than :data:`_DECODE_AMORTIZE` ids per vocabulary entry were decoded: building it
         (0.1-0.25 s, shared with the detokenizer and the parsers) must pay for itself, not slow a
         one-off decode."""
-        if not isinstance(getattr(self._backend, "inner", self._backend), RankedBPEBackend):  # (.engines.staged)
+        if not isinstance(_decoding_backend(self._backend), RankedBPEBackend):
             reader: gather.IdTable | bool = False
         elif self._tables is None and self._decoded < _DECODE_AMORTIZE * self._vocab_size:
             self._decoded += n  # (unlocked: an approximate count is enough)
@@ -453,3 +457,12 @@ def _room(max_length: int, reserved: int, truncation_side: str) -> int:
             f"max_length={max_length} leaves no room: the special-token template alone takes {reserved} ids"
         )
     return max_length - reserved
+
+
+def _decoding_backend(backend: Any) -> Any:
+    """The backend that decodes for ``backend``: the one an upgrade counts for (:mod:`.engines.staged`),
+    or that fastokens leaves decoding to (:mod:`.engines.fastokens`), else itself."""
+    backend = getattr(backend, "inner", backend)
+    if backend.engine == "fastokens" and not backend._decodes:
+        return backend.exact
+    return backend

@@ -1,29 +1,44 @@
-"""fastokens: a ``tokenizer.json`` engine (Rust, PCRE2-JIT, backtracking BPE) behind toklane's guarantees.
+"""fastokens: a Rust engine (PCRE2-JIT, backtracking BPE) behind toklane's guarantees.
 
-fastokens (PyPI ``fastokens``) reads a HF ``tokenizer.json`` and encodes it exactly as HF
+fastokens (PyPI ``fastokens``) encodes a HF ``tokenizer.json`` (:func:`from_json`) exactly as HF
 ``tokenizers`` does for the pipelines :func:`.choose.fastokens_refusal` accepts (tested with
 hypothesis over generated pipelines and texts, and on corpora: ``tests/tokenizer/test_user_files.py``),
-3-100x faster. Around it:
+and a ranks table with its pattern (:func:`from_ranks`: the bundled tiktoken-style vocabularies
+whose every token is a merge of two others) exactly as tiktoken does, 2-3x faster than toklane's
+own engines on one core (``benchmarks/tokenizer.py``). Around it:
 
 * totality: a lone surrogate is read as U+FFFD (as every toklane engine reads it; fastokens refuses
   it); any other failure -- a PCRE2 match or depth limit on adversarial input, a Rust panic -- sends
   that call to the exact engine it replaced (kept beside it), never an error for the user;
+* normalisation: a vocabulary whose text is NFC-normalised first (Qwen) has fastokens encode the
+  texts NFC leaves as they are (:func:`.compiled.is_nfc`, ~1 ns a character), the exact engine the
+  others (it normalises the text between added tokens, as the reference does);
+* long texts: from :data:`.pieces.PARALLEL_MIN` characters a text goes to the exact engine where it
+  is one of toklane's own (not HF ``tokenizers``): it encodes on every core and cuts runs of one
+  class of character (:mod:`..pieces`), which fastokens takes ~0.3 s a megabyte to encode (1 MB
+  of spaces; the exact engines ~5 ms);
 * the GIL: fastokens releases it while it encodes and while it builds;
-* threads: one private instance that nothing can mutate (no truncation, padding or added tokens
-  are ever set on it), shared read-only by every thread.
+* threads: one private instance that nothing mutates after it is built (no truncation, padding or
+  added tokens are set on it later), shared read-only by every thread.
 
-Building one takes ~14 us per vocabulary entry (1.8 s for DeepSeek-V4's 129K, ~6x HF
-``tokenizers``), which is why :mod:`.staged` builds it in the background, once it pays.
+Building one takes ~5-15 us per vocabulary entry (0.4 s for cl100k_base, 1.8 s for DeepSeek-V4's
+129K), which is why :mod:`.staged` builds it in the background, once it pays.
 """
 
 from __future__ import annotations
 
+import base64
+import os
 import re
-from collections.abc import Callable, Sequence
+import tempfile
+import types
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..files import is_engine_failure
+from ..pieces import PARALLEL_MIN
 from .base import AddedToken, Backend, flatten
+from .compiled import is_nfc
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -50,23 +65,162 @@ def build_seconds(tokens: int) -> float:
     return 0.05 + 15e-6 * tokens
 
 
+def from_json(tokenizer_json: str, exact: Backend, *, decodes: bool) -> FastokensBackend:
+    """fastokens over ``tokenizer.json`` text, beside ``exact`` (the backend over the same file).
+    ``decodes``: whether fastokens decodes too (a ByteLevel decoder); else ``exact`` does (HF and
+    fastokens differ on special tokens' text through SentencePiece-style decoders)."""
+    import fastokens
+
+    native = fastokens.Tokenizer.from_json_str(tokenizer_json)
+    return FastokensBackend(native, exact, decodes=decodes, template=True, long_to_exact=exact.engine != "tokenizers")
+
+
+def from_ranks(
+    token_bytes: Iterable[tuple[int, bytes]],
+    pattern: str,
+    exact: Backend,
+    *,
+    spellings: dict[str, int],
+    nfc: bool = False,
+    bos_id: int | None = None,
+) -> FastokensBackend:
+    """fastokens over a ranks table (``(id, bytes)`` of every ordinary token; the id is the rank)
+    and its pre-tokenisation ``pattern``, beside ``exact`` (the ranks backend it replaces), which
+    decodes. ``spellings``: every text that encodes to an added token (its aliases too), matched in
+    text as ``exact`` matches them: the special ones (``exact.added_tokens``' flag; an alias as its
+    token) read as text under ``split_special_tokens``, the others always atomic. ``nfc``: the
+    vocabulary reads NFC text. Raises where fastokens cannot take the table (a token that is not a
+    merge of two others: the irregular tokens of :mod:`..irregular`) or gives an added token
+    another id."""
+    import fastokens
+
+    if nfc:
+        is_nfc("\u0300")  # (its table made here, on the builder's thread, not on a first call)
+    special_ids = {t.id for t in exact.added_tokens if t.special}
+    with tempfile.TemporaryDirectory(prefix="toklane-fastokens-") as folder:
+        path = os.path.join(folder, "ranks.tiktoken")
+        with open(path, "wb") as f:
+            f.writelines(base64.b64encode(data) + b" %d\n" % i for i, data in token_bytes)
+        specials = {text: i for text, i in spellings.items() if i in special_ids}
+        native = fastokens.Tokenizer.from_tiktoken(path, pattern=pattern, special_tokens=specials)
+    plain = sorted(((i, text) for text, i in spellings.items() if i not in special_ids))
+    if plain:
+        flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": False}
+        got = native.add_tokens([types.SimpleNamespace(content=text, **flags) for _, text in plain])
+        if [i for _, i in got] != [i for i, _ in plain]:
+            raise ValueError("fastokens numbered the added tokens differently")
+    return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id)
+
+
+def from_merges(
+    token_bytes: Iterable[tuple[int, bytes]],
+    pattern: str,
+    exact: Backend,
+    *,
+    spellings: dict[str, int],
+    bos_id: int | None = None,
+) -> FastokensBackend:
+    """fastokens over a ranks table that :func:`from_ranks` cannot take (irregular tokens, which no
+    merge of two others builds: Llama 3's 695; ids that do not start at 0: tekken's), as the
+    ``tokenizer.json`` HF's tiktoken conversion writes (:func:`ranks_json`); otherwise as
+    :func:`from_ranks`."""
+    import fastokens
+
+    special_ids = {t.id for t in exact.added_tokens if t.special}
+    added = [(i, text, i in special_ids) for text, i in spellings.items()]
+    native = fastokens.Tokenizer.from_json_str(ranks_json(token_bytes, pattern, added))
+    return FastokensBackend(native, exact, decodes=False, bos_id=bos_id)
+
+
+def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: list[tuple[int, str, bool]]) -> str:
+    """A ``tokenizer.json`` that encodes as tiktoken does over a ranks table (``(id, bytes)``, the id
+    its rank), its ``pattern`` and its added tokens (``(id, text, special)``, an id twice where it has
+    two spellings), as HF's tiktoken
+    conversion writes one: byte-level BPE whose merges are every split of every token into two
+    tokens, ranked by the token (tiktoken merges the adjacent pair whose join ranks lowest; so does
+    BPE over these merges, whatever order the vocabulary was built in), and ``ignore_merges`` (a
+    pre-token that is a token is that token, as in tiktoken). ~1 s of Python for 128K tokens."""
+    import json
+
+    from ..bytelevel import bytes_to_token_string
+
+    ranks = {data: i for i, data in token_bytes}
+    merges = []
+    for data in sorted(ranks, key=ranks.__getitem__):  # (merges in the rank order of what they make)
+        for k in range(1, len(data)):
+            if data[:k] in ranks and data[k:] in ranks:
+                merges.append([bytes_to_token_string(data[:k]), bytes_to_token_string(data[k:])])
+    vocab = {bytes_to_token_string(data): i for data, i in ranks.items()}
+    for i, text, _ in added:  # (in the vocabulary too, as HF's files hold them: ids without gaps)
+        vocab.setdefault(text, i)
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [
+                {"id": i, "content": text, **flags, "special": special} for i, text, special in sorted(added)
+            ],
+            "normalizer": None,
+            "pre_tokenizer": {
+                "type": "Sequence",
+                "pretokenizers": [
+                    {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
+                    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+                ],
+            },
+            "post_processor": None,
+            "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": None,
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "ignore_merges": True,
+                "vocab": vocab,
+                "merges": merges,
+            },
+        },
+        ensure_ascii=False,
+    )
+
+
 class FastokensBackend:
-    """A private ``fastokens.Tokenizer`` over ``tokenizer.json`` text, beside the exact engine it replaces."""
+    """A private ``fastokens.Tokenizer`` beside the exact backend it replaces (:func:`from_json`,
+    :func:`from_ranks`)."""
 
     engine = "fastokens"
 
-    def __init__(self, tokenizer_json: str, exact: Backend, *, decodes: bool = True):
-        """``exact``: the backend this one replaces, over the same file: it takes every call fastokens
-        fails, and its added tokens and vocabulary tables are this one's. ``decodes``: whether fastokens
-        decodes too (a ByteLevel decoder); else ``exact`` does (HF and fastokens differ on special
-        tokens' text through SentencePiece-style decoders)."""
-        import fastokens
-
-        self._tok = fastokens.Tokenizer.from_json_str(tokenizer_json)
-        self._tok.no_truncation()
-        self._tok.no_padding()
+    def __init__(
+        self,
+        native: Any,
+        exact: Backend,
+        *,
+        decodes: bool = True,
+        template: bool = False,
+        nfc: bool = False,
+        bos_id: int | None = None,
+        long_to_exact: bool = True,
+    ):
+        """``exact``: the backend this one replaces, over the same vocabulary: it takes every call
+        fastokens fails, and its added tokens and vocabulary tables are this one's. ``decodes``:
+        fastokens decodes, else ``exact``. ``template``: fastokens adds the model's special-token
+        template (a ``tokenizer.json`` post-processor), else it is ``bos_id`` (or nothing).
+        ``nfc``: only NFC text goes to fastokens. ``long_to_exact``: long texts go to ``exact`` (one
+        of toklane's engines, not HF ``tokenizers``)."""
+        native.no_truncation()
+        native.no_padding()
+        self._tok = native
         self.exact = exact
         self._decodes = decodes
+        self._template = template
+        self._nfc = nfc
+        self._bos = [] if bos_id is None else [bos_id]
+        self._long_to_exact = long_to_exact
         self.added_tokens: tuple[AddedToken, ...] = exact.added_tokens
 
     def _run(self, call: Callable[[Any], Any], texts: Any, on_exact: Callable[[Backend], Any]) -> Any:
@@ -86,7 +240,16 @@ class FastokensBackend:
 
     # encode ------------------------------------------------------------------
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
+        if self._nfc and not is_nfc(text):
+            return self.exact.encode(text, split_special_tokens)
+        if self._long_to_exact and len(text) >= PARALLEL_MIN:  # on every core, runs cut (:mod:`..pieces`)
+            return self.exact.encode(text, split_special_tokens)
         tok = self._tok
+        try:  # (the common case without the closures of _run)
+            return tok.encode(text, False, split_special_tokens).ids
+        except BaseException as exc:
+            if not is_engine_failure(exc):
+                raise
         return self._run(
             lambda t: tok.encode(t, False, split_special_tokens).ids,
             text,
@@ -94,6 +257,8 @@ class FastokensBackend:
         )
 
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
+        if self._nfc and not all(map(is_nfc, texts)):
+            return self.exact.encode_batch(texts, split_special_tokens)
         tok = self._tok
         return self._run(
             lambda ts: [e.ids for e in tok.encode_batch(ts, False, split_special_tokens)],
@@ -102,6 +267,8 @@ class FastokensBackend:
         )
 
     def encode_batch_flat(self, texts: list[str], split_special_tokens: bool) -> tuple[Any, Any]:
+        if self._nfc and not all(map(is_nfc, texts)):
+            return self.exact.encode_batch_flat(texts, split_special_tokens)
         import numpy as np
 
         tok = self._tok
@@ -116,6 +283,8 @@ class FastokensBackend:
         return len(self.encode(text, False))
 
     def with_special_tokens(self, text: str) -> list[int]:
+        if not self._template:
+            return [*self._bos, *self.encode(text, False)]
         tok = self._tok
         return self._run(lambda t: tok.encode(t, True).ids, text, lambda exact: exact.with_special_tokens(text))
 
@@ -131,3 +300,8 @@ class FastokensBackend:
 
     def token_table(self) -> tuple[dict[int, str], dict[int, bytes]]:
         return self.exact.token_table()
+
+    def __getattr__(self, name: str) -> Any:  # the exact backend's other attributes (bos_id, decode_bytes, ...)
+        if name == "exact":  # (not set yet: no recursion)
+            raise AttributeError(name)
+        return getattr(self.exact, name)

@@ -29,12 +29,21 @@ class RankedBPEBackend:
         by_text = {t.content: t.id for t in self.added_tokens}
         by_text.update(aliases or {})
         self._id_of = by_text
-        special_texts = {t.content for t in self.added_tokens if t.special}
-        self._match_all = _literals(by_text)
-        self._match_atomic = _literals(s for s in by_text if s not in special_texts)
-        self._added_ids = frozenset(t.id for t in self.added_tokens)
         self._special_ids = frozenset(t.id for t in self.added_tokens if t.special)
+        self._match_all = _literals(by_text)
+        # Under split_special_tokens a special token is text in every spelling (an alias too).
+        self._match_atomic = _literals(s for s, i in by_text.items() if i not in self._special_ids)
+        self._added_ids = frozenset(t.id for t in self.added_tokens)
         self._added_bytes = {t.id: t.content.encode() for t in self.added_tokens}
+
+    @property
+    def spellings(self) -> dict[str, int]:
+        """Every text that encodes to an added token, its aliases too, and the id it encodes to."""
+        return dict(self._id_of)
+
+    def token_bytes(self) -> Iterable[tuple[int, bytes]]:
+        """``(id, bytes)`` of every ordinary token (the id is its rank)."""
+        return self._engine.iter_token_bytes()
 
     # encode ------------------------------------------------------------------
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
