@@ -268,9 +268,11 @@ def ranked_tokenizer(
     source: str,
     aliases: Iterable[str] = (),
     extra_spellings: dict[str, int] | None = None,
+    upgrade: bool = True,
 ) -> Tokenizer:
     """Assemble a :class:`Tokenizer` from an engine (covering ``ordinary_ids``)
-    and a family's added tokens."""
+    and a family's added tokens; fastokens takes over once it pays where it runs the vocabulary
+    (:func:`_fastokens_build`) and ``upgrade`` (a caller with its own upgrade passes False)."""
     added = family.added()
     by_name = {t.content: t.id for t in added}
     backend = RankedBPEBackend(
@@ -298,7 +300,7 @@ def ranked_tokenizer(
         eos_token_ids=[by_name[e] for e in family.eos],
     )
     tok.engine_reason = f"{tok.engine}: {_RANKED_REASONS.get(backend.engine, 'a ranks table and one pattern')}"
-    build = _fastokens_build(engine, family, ordinary_ids)
+    build = _fastokens_build(engine, family, ordinary_ids) if upgrade else None
     if build is not None:
         from .engines import fastokens, staged
 
@@ -309,25 +311,24 @@ def ranked_tokenizer(
 def _fastokens_build(
     engine: object, family: RankedFamily, ordinary_ids: range
 ) -> Callable[[RankedBPEBackend], Backend] | None:
-    """How fastokens is built over a ranks engine's vocabulary, or None where it is not: for
-    quicktok's vocabularies (checked) -- over the ranks themselves where every token is a merge of
-    two others and ids start at 0 (cl100k, o200k, Qwen2/3), else over the merges HF's conversion
-    writes (Llama 3's irregular tokens, :mod:`.irregular`; tekken's ids from 1,000). Not the
-    compiled engine's vocabularies (Qwen3.5/3.6: fastokens' Unicode tables class some new code
-    points differently), nor tiktoken-only patterns."""
+    """How fastokens is built over a ranks engine's vocabulary, or None where it is not: over the ranks
+    themselves where every token is a merge of two others and ids start at 0 (cl100k, o200k, Qwen2/3:
+    quicktok's, checked), else over the merges HF's conversion writes (Llama 3's irregular tokens,
+    :mod:`.irregular`; tekken's ids from 1,000; Qwen3.5/3.6 on the compiled engine). Not where
+    tiktoken alone runs a pattern nothing else compiles."""
     from .engines import fastokens
+    from .engines.compiled import CompiledEngine
 
-    if not isinstance(engine, CheckedEngine) or not fastokens.available():
+    if not isinstance(engine, (CheckedEngine, CompiledEngine)) or not fastokens.available():
         return None
     pattern = patterns.FASTOKENS_SPELLING.get(family.pattern, family.pattern)
-    if ordinary_ids.start == 0 and (engine.irregular is None or not engine.irregular.tokens):
+    regular = isinstance(engine, CheckedEngine) and (engine.irregular is None or not engine.irregular.tokens)
+    if regular and ordinary_ids.start == 0:
         return lambda exact: fastokens.from_ranks(
             exact.token_bytes(), pattern, exact, spellings=exact.spellings, nfc=family.nfc, bos_id=exact.bos_id
         )
-    if family.nfc:
-        return None
     return lambda exact: fastokens.from_merges(
-        exact.token_bytes(), pattern, exact, spellings=exact.spellings, bos_id=exact.bos_id
+        exact.token_bytes(), pattern, exact, spellings=exact.spellings, nfc=family.nfc, bos_id=exact.bos_id
     )
 
 
@@ -532,6 +533,7 @@ def _compiled_json(
         ordinary_ids=range(offset, offset + len(ranks)),
         source=source,
         aliases=aliases,
+        upgrade=False,  # (hf_json_tokenizer's: fastokens over the file itself)
     )
 
 

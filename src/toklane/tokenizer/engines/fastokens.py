@@ -67,11 +67,16 @@ def build_seconds(tokens: int) -> float:
 
 def from_json(tokenizer_json: str, exact: Backend, *, decodes: bool) -> FastokensBackend:
     """fastokens over ``tokenizer.json`` text, beside ``exact`` (the backend over the same file).
-    ``decodes``: whether fastokens decodes too (a ByteLevel decoder); else ``exact`` does (HF and
-    fastokens differ on special tokens' text through SentencePiece-style decoders)."""
+    ``decodes``: whether fastokens may decode too (a ByteLevel decoder); else ``exact`` does (HF and
+    fastokens differ on special tokens' text through SentencePiece-style decoders), as it does where
+    it is a ranks backend (DeepSeek-V4's file, compiled)."""
     import fastokens
 
+    from .ranked import RankedBPEBackend
+
     native = fastokens.Tokenizer.from_json_str(tokenizer_json)
+    # A ranks backend decodes through the compiled id reader (~3 ns a token; fastokens ~100).
+    decodes = decodes and not isinstance(exact, RankedBPEBackend)
     return FastokensBackend(native, exact, decodes=decodes, template=True, long_to_exact=exact.engine != "tokenizers")
 
 
@@ -118,18 +123,23 @@ def from_merges(
     exact: Backend,
     *,
     spellings: dict[str, int],
+    nfc: bool = False,
     bos_id: int | None = None,
 ) -> FastokensBackend:
     """fastokens over a ranks table that :func:`from_ranks` cannot take (irregular tokens, which no
-    merge of two others builds: Llama 3's 695; ids that do not start at 0: tekken's), as the
-    ``tokenizer.json`` HF's tiktoken conversion writes (:func:`ranks_json`); otherwise as
-    :func:`from_ranks`."""
+    merge of two others builds: Llama 3's 695, Qwen3.5/3.6's 267; ids that do not start at 0:
+    tekken's), as the ``tokenizer.json`` HF's tiktoken conversion writes (:func:`ranks_json`);
+    otherwise as :func:`from_ranks`. (No NFC step in that file: fastokens' NFC tables are newer than
+    Python's, the reference's, and reorder marks Python does not know; the texts NFC could change go
+    to ``exact``.)"""
     import fastokens
 
+    if nfc:
+        is_nfc("\u0300")  # (its table made here, on the builder's thread, not on a first call)
     special_ids = {t.id for t in exact.added_tokens if t.special}
     added = [(i, text, i in special_ids) for text, i in spellings.items()]
     native = fastokens.Tokenizer.from_json_str(ranks_json(token_bytes, pattern, added))
-    return FastokensBackend(native, exact, decodes=False, bos_id=bos_id)
+    return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id)
 
 
 def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: list[tuple[int, str, bool]]) -> str:
