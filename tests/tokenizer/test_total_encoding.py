@@ -286,3 +286,24 @@ def test_fastokens_takes_runs_below_the_parallel_size_and_lone_surrogates(name):
     surrogates = {"a\ud800b": "a\ufffdb", "\udfff": "\ufffd", "<|endoftext|>\ud83d": "<|endoftext|>\ufffd"}
     for text, read_as in surrogates.items():
         assert tok.encode(text) == exact.encode(text, False) == tok.encode(read_as)
+
+
+@pytest.mark.parametrize("name", UPGRADED)
+def test_fastokens_cuts_long_texts_and_leaves_long_runs_to_the_exact_engine(name):
+    """From PARALLEL_MIN characters fastokens gets a text cut at pre-token boundaries (its pieces as one
+    batch); a text with a long stretch that has no such boundary (a run of one class of character)
+    goes to the exact engine, which cuts runs. Either way the ids are the exact engine's."""
+    if name == "mistral-tekken":
+        pytest.importorskip("mistral_common")
+    tok = tokenizer(name, "fastokens")
+    exact = tok._backend.exact
+    words = "The quick brown fox, 日本語のテキスト, ёлка 123 -- x\n\tdef f(): return 0\n"
+    texts = [
+        words * (2 * PARALLEL_MIN // len(words)),
+        words * 100 + " " * (3 * PARALLEL_MIN) + words * 100,  # a long run inside ordinary text
+        "a" * (PARALLEL_MIN + 5) + " b",
+    ]
+    for text in texts:
+        for split in (False, True):
+            assert tok._backend.encode(text, split) == exact.encode(text, split)
+    assert tok.encode_batch(texts) == [exact.encode(t, False) for t in texts]

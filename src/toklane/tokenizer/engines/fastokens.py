@@ -3,9 +3,10 @@
 fastokens (PyPI ``fastokens``) encodes a HF ``tokenizer.json`` (:func:`from_json`) exactly as HF
 ``tokenizers`` does for the pipelines :func:`.choose.fastokens_refusal` accepts (tested with
 hypothesis over generated pipelines and texts, and on corpora: ``tests/tokenizer/test_user_files.py``),
-and a ranks table with its pattern (:func:`from_ranks`: the bundled tiktoken-style vocabularies
-whose every token is a merge of two others) exactly as tiktoken does, 2-3x faster than toklane's
-own engines on one core (``benchmarks/tokenizer.py``). Around it:
+and a ranks table with its pattern exactly as tiktoken does (:func:`from_ranks` where every token
+is a merge of two others, :func:`from_merges` through HF's conversion otherwise: every bundled ranks
+vocabulary), ~2x faster than toklane's own engines on first calls, one core, and up to 10x on short
+texts (Llama 3's; ``benchmarks/tokenizer.py``). Around it:
 
 * totality: a lone surrogate is read as U+FFFD (as every toklane engine reads it; fastokens refuses
   it); any other failure -- a PCRE2 match or depth limit on adversarial input, a Rust panic -- sends
@@ -13,21 +14,25 @@ own engines on one core (``benchmarks/tokenizer.py``). Around it:
 * normalisation: a vocabulary whose text is NFC-normalised first (Qwen) has fastokens encode the
   texts NFC leaves as they are (:func:`.compiled.is_nfc`, ~1 ns a character), the exact engine the
   others (it normalises the text between added tokens, as the reference does);
-* long texts: from :data:`.pieces.PARALLEL_MIN` characters a text goes to the exact engine where it
-  is one of toklane's own (not HF ``tokenizers``): it encodes on every core and cuts runs of one
-  class of character (:mod:`..pieces`), which fastokens takes ~0.3 s a megabyte to encode (1 MB
-  of spaces; the exact engines ~5 ms);
+* long texts (from :data:`.pieces.PARALLEL_MIN` characters, where the exact engine is one of
+  toklane's own) are cut at pre-token boundaries (:func:`.pieces.parallel_bounds`) and encoded as one
+  ``encode_batch`` on fastokens' threads; one with a long stretch without such a boundary (a run of
+  spaces, which fastokens takes ~0.3 s a megabyte to encode, quicktok ~5 ms) goes to the exact
+  engine, which cuts runs (:mod:`..pieces`);
 * the GIL: fastokens releases it while it encodes and while it builds;
 * threads: one private instance that nothing mutates after it is built (no truncation, padding or
   added tokens are set on it later), shared read-only by every thread.
 
-Building one takes ~5-15 us per vocabulary entry (0.4 s for cl100k_base, 1.8 s for DeepSeek-V4's
-129K), which is why :mod:`.staged` builds it in the background, once it pays.
+Building one takes ~5-20 us per vocabulary entry (0.4 s for cl100k_base from its ranks, 1.8 s for
+DeepSeek-V4's 129K from its file, ~2.5 s for Llama 3 and ~4.5 s for Qwen3.6 through the merges,
+~1 s of it Python) and ~100 MB (o200k), which is why :mod:`.staged` builds it in the background, once it
+pays.
 """
 
 from __future__ import annotations
 
 import base64
+import itertools
 import os
 import re
 import tempfile
@@ -36,11 +41,15 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..files import is_engine_failure
-from ..pieces import PARALLEL_MIN
-from .base import AddedToken, Backend, flatten
+from ..pieces import PARALLEL_MIN, parallel_bounds
+from .base import AddedToken, Backend, cpu_count, flatten
 from .compiled import is_nfc
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+# A long text is cut about every this many characters (its pieces go to fastokens' threads); a stretch
+# of twice this without a place to cut goes to the exact engine.
+_PIECE = PARALLEL_MIN // 2
 
 
 def _replaced(texts: Any) -> Any:
@@ -77,7 +86,8 @@ def from_json(tokenizer_json: str, exact: Backend, *, decodes: bool) -> Fastoken
     native = fastokens.Tokenizer.from_json_str(tokenizer_json)
     # A ranks backend decodes through the compiled id reader (~3 ns a token; fastokens ~100).
     decodes = decodes and not isinstance(exact, RankedBPEBackend)
-    return FastokensBackend(native, exact, decodes=decodes, template=True, long_to_exact=exact.engine != "tokenizers")
+    cut = isinstance(exact, RankedBPEBackend)  # (DeepSeek-V4's pattern: one pieces.py knows)
+    return FastokensBackend(native, exact, decodes=decodes, template=True, cut=cut)
 
 
 def from_ranks(
@@ -114,7 +124,7 @@ def from_ranks(
         got = native.add_tokens([types.SimpleNamespace(content=text, **flags) for _, text in plain])
         if [i for _, i in got] != [i for i, _ in plain]:
             raise ValueError("fastokens numbered the added tokens differently")
-    return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id)
+    return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id, cut=True)
 
 
 def from_merges(
@@ -139,7 +149,7 @@ def from_merges(
     special_ids = {t.id for t in exact.added_tokens if t.special}
     added = [(i, text, i in special_ids) for text, i in spellings.items()]
     native = fastokens.Tokenizer.from_json_str(ranks_json(token_bytes, pattern, added))
-    return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id)
+    return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id, cut=True)
 
 
 def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: list[tuple[int, str, bool]]) -> str:
@@ -201,7 +211,7 @@ def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: li
 
 class FastokensBackend:
     """A private ``fastokens.Tokenizer`` beside the exact backend it replaces (:func:`from_json`,
-    :func:`from_ranks`)."""
+    :func:`from_ranks`, :func:`from_merges`)."""
 
     engine = "fastokens"
 
@@ -214,14 +224,15 @@ class FastokensBackend:
         template: bool = False,
         nfc: bool = False,
         bos_id: int | None = None,
-        long_to_exact: bool = True,
+        cut: bool = False,
     ):
         """``exact``: the backend this one replaces, over the same vocabulary: it takes every call
         fastokens fails, and its added tokens and vocabulary tables are this one's. ``decodes``:
         fastokens decodes, else ``exact``. ``template``: fastokens adds the model's special-token
         template (a ``tokenizer.json`` post-processor), else it is ``bos_id`` (or nothing).
-        ``nfc``: only NFC text goes to fastokens. ``long_to_exact``: long texts go to ``exact`` (one
-        of toklane's engines, not HF ``tokenizers``)."""
+        ``nfc``: only NFC text goes to fastokens. ``cut``: long texts may be cut where every pattern
+        :mod:`..pieces` knows ends a pre-token (no added token holds whitespace) and go to ``exact``
+        where they hold a long stretch without such a place (``exact``: one of toklane's engines)."""
         native.no_truncation()
         native.no_padding()
         self._tok = native
@@ -230,7 +241,8 @@ class FastokensBackend:
         self._template = template
         self._nfc = nfc
         self._bos = [] if bos_id is None else [bos_id]
-        self._long_to_exact = long_to_exact
+        self._cut = cut and not any(c.isspace() for t in exact.added_tokens for c in t.content)
+        self.threads = cpu_count()
         self.added_tokens: tuple[AddedToken, ...] = exact.added_tokens
 
     def _run(self, call: Callable[[Any], Any], texts: Any, on_exact: Callable[[Backend], Any]) -> Any:
@@ -252,8 +264,19 @@ class FastokensBackend:
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         if self._nfc and not is_nfc(text):
             return self.exact.encode(text, split_special_tokens)
-        if self._long_to_exact and len(text) >= PARALLEL_MIN:  # on every core, runs cut (:mod:`..pieces`)
-            return self.exact.encode(text, split_special_tokens)
+        if self._cut and len(text) >= PARALLEL_MIN:
+            bounds = parallel_bounds(text, _PIECE)
+            if any(b - a > 2 * _PIECE for a, b in itertools.pairwise(bounds)):
+                # A long stretch without a pre-token boundary (a run of spaces): the exact engine cuts
+                # such runs (:mod:`..pieces`); fastokens takes ~0.3 s a megabyte on them.
+                return self.exact.encode(text, split_special_tokens)
+            if len(bounds) > 2 and self.threads > 1:
+                pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
+                return self._run(
+                    lambda ps: [i for e in self._tok.encode_batch(ps, False, split_special_tokens) for i in e.ids],
+                    pieces,
+                    lambda exact: exact.encode(text, split_special_tokens),
+                )
         tok = self._tok
         try:  # (the common case without the closures of _run)
             return tok.encode(text, False, split_special_tokens).ids
@@ -266,9 +289,21 @@ class FastokensBackend:
             lambda exact: exact.encode(text, split_special_tokens),
         )
 
+    def _aside(self, texts: list[str]) -> set[int]:
+        """The texts of a batch that :meth:`encode` takes one by one: those NFC would change (where the
+        vocabulary normalises) and long ones (cut, or sent to the exact engine)."""
+        if not self._nfc and not self._cut:
+            return set()
+        return {
+            k for k, t in enumerate(texts) if (self._cut and len(t) >= PARALLEL_MIN) or (self._nfc and not is_nfc(t))
+        }
+
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
-        if self._nfc and not all(map(is_nfc, texts)):
-            return self.exact.encode_batch(texts, split_special_tokens)
+        aside = self._aside(texts)
+        if aside:
+            rest = [t for k, t in enumerate(texts) if k not in aside]
+            done = iter(self.encode_batch(rest, split_special_tokens) if rest else ())
+            return [self.encode(t, split_special_tokens) if k in aside else next(done) for k, t in enumerate(texts)]
         tok = self._tok
         return self._run(
             lambda ts: [e.ids for e in tok.encode_batch(ts, False, split_special_tokens)],
@@ -277,8 +312,8 @@ class FastokensBackend:
         )
 
     def encode_batch_flat(self, texts: list[str], split_special_tokens: bool) -> tuple[Any, Any]:
-        if self._nfc and not all(map(is_nfc, texts)):
-            return self.exact.encode_batch_flat(texts, split_special_tokens)
+        if self._aside(texts):
+            return flatten(self.encode_batch(texts, split_special_tokens))
         import numpy as np
 
         tok = self._tok
