@@ -20,6 +20,12 @@ _CACHE_DIR = tempfile.mkdtemp(prefix="toklane-test-cache-")
 os.environ["TOKLANE_CACHE_DIR"] = _CACHE_DIR
 atexit.register(shutil.rmtree, _CACHE_DIR, True)
 
+# Shared tokenizers keep the engine they load with for the whole session (the tests of quicktok and the
+# compiled encoder test those, whatever ran before them): fastokens is built only where a test asks
+# (staged.upgrade_now; tests/tokenizer/test_exactness.py's tokenizer(name, "fastokens")). The default
+# policy, auto, has its own test (tests/tokenizer/test_user_files.py).
+os.environ["TOKLANE_FASTOKENS"] = "manual"
+
 
 # The slow tier: `pytest -m "not slow"` leaves these out (README, "Run the tests"). They are the peer
 # engines' serving layers, Ray, the browser, fuzzing and the long property and linearity runs: over

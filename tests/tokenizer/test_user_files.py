@@ -298,3 +298,41 @@ def test_sentencepiece_style_tokenizer_json_equals_hf(sentencepiece_style, texts
     assert upgraded.engine == "fastokens"
     for tok in (first, upgraded):
         assert_same(tok, hf, texts)
+
+
+def test_auto_builds_fastokens_once_the_work_done_would_have_paid_for_it(monkeypatch):
+    """TOKLANE_FASTOKENS=auto (the default): a tokenizer serves on the engine it loads with, counting the
+    work; once that reaches the build's expected time, fastokens is built on a daemon thread and swapped
+    in, and every call before, during and after gives the same ids."""
+    monkeypatch.setenv("TOKLANE_FASTOKENS", "auto")
+    from toklane.tokenizer.registry import bundled_table
+
+    tok = next(entry for entry in bundled_table() if entry.name == "cl100k_base").load(())
+    assert tok.engine == "quicktok" and isinstance(tok._backend, staged.CountingBackend)
+    text = "def f(x):\n    return [i * 2 for i in range(x)]  # ünïcode ok\n" * 20_000
+    want = tok._backend.inner.encode(text, False)
+    budget = tok._backend._budget
+    calls = 0
+    while tok._upgrade.state == "pending":
+        assert tok.encode(text) == want
+        calls += 1
+        assert calls * (len(text) + tok._backend._call_chars) < 2 * budget  # (it starts at the budget)
+    assert tok._upgrade.state in ("building", "done")
+    while tok._upgrade.state == "building":
+        assert tok.encode(text) == want  # (served meanwhile, by the first engine)
+    tok._upgrade._done.wait(60)
+    assert tok._upgrade.state == "done" and tok.engine == "fastokens", tok.engine_reason
+    assert tok.encode(text) == want
+
+
+def test_manual_builds_only_on_upgrade_now(monkeypatch):
+    monkeypatch.setenv("TOKLANE_FASTOKENS", "manual")
+    from toklane.tokenizer.registry import bundled_table
+
+    tok = next(entry for entry in bundled_table() if entry.name == "cl100k_base").load(())
+    assert tok._upgrade is not None and tok._upgrade.state == "pending" and tok.engine == "quicktok"
+    assert "TOKLANE_FASTOKENS=manual" in tok.engine_reason
+    for _ in range(3):
+        tok.encode("x" * 1_000_000)
+    assert tok._upgrade.state == "pending"
+    assert staged.upgrade_now(tok) and tok.engine == "fastokens"

@@ -17,9 +17,10 @@ give the ids, the special-token template and the decoded text of the old one on 
 ``Tokenizer.engine_reason`` says why. In-flight calls finish on the engine they started on; both are
 exact, so which one serves a call never changes its result.
 
-``TOKLANE_FASTOKENS``: ``auto`` (the default: as above), ``eager`` (build right after load), ``off``.
-:func:`upgrade_now` builds and swaps at once (benchmarks, tests, a server that wants it before
-its first request).
+``TOKLANE_FASTOKENS``: ``auto`` (the default: as above), ``eager`` (build right after load),
+``manual`` (only when :func:`upgrade_now` is called: the test suite's, so that a shared tokenizer
+keeps the engine it loads with), ``off``. :func:`upgrade_now` builds and swaps at once (benchmarks,
+tests, a server that wants it before its first request).
 """
 
 from __future__ import annotations
@@ -59,9 +60,9 @@ _COSTS = {
 
 
 def policy() -> str:
-    """``TOKLANE_FASTOKENS``: ``auto``, ``eager`` or ``off`` (anything else reads as ``auto``)."""
+    """``TOKLANE_FASTOKENS``: ``auto``, ``eager``, ``manual`` or ``off`` (anything else reads as ``auto``)."""
     value = os.environ.get("TOKLANE_FASTOKENS", "auto").strip().lower()
-    return value if value in ("eager", "off") else "auto"
+    return value if value in ("eager", "manual", "off") else "auto"
 
 
 class Upgrade:
@@ -217,6 +218,8 @@ def schedule(tok: Tokenizer, build: Callable[[Backend], Backend], seconds: float
     tok._upgrade = upgrade
     if mode == "eager":
         upgrade.start()
+    elif mode == "manual":
+        tok.engine_reason += f" ({target} on upgrade_now only: TOKLANE_FASTOKENS=manual)"
     else:
         tok._use_backend(CountingBackend(tok._backend, upgrade))
     return upgrade
