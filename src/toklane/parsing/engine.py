@@ -21,7 +21,9 @@ it is complete and valid -- so a stream never contains a call that the
 non-streaming result would not -- as one :class:`ToolCallDelta` carrying id,
 name and arguments. With ``stream_arguments=True`` the header is sent as soon
 as the name is known and every argument fragment as soon as it is validated
-(see docs/formats.md for what that means when a call then breaks).
+(see docs/formats.md for what that means when a call then breaks) -- except in
+a block opened by the anchor of a format with ``hold_anchored`` (pythonic's
+``[``, which may be prose), whose calls are still sent once complete.
 
 **Machines.** :class:`ThinkToolsParser` handles ``start``/``end`` reasoning
 markers plus tool-call blocks; :class:`toklane.parsing.harmony.HarmonyParser`
@@ -234,6 +236,7 @@ class StreamParser:
     _tool_out: list[list[Any]] | tuple[()] = ()  # [index, id, name, argument parts] per call piece since the last delta
     _schema: Any = None  # the request's tools_schema
     _stream_args = False
+    _hold_calls = False  # stream_arguments, but the current block's calls are sent whole (ToolFormat.hold_anchored)
     _mode = CONTENT
 
     # No __init__: a blank parser is ``cls()`` (the cheapest object Python makes), then either
@@ -886,7 +889,7 @@ class StreamParser:
         call.id = call_id
         if self._unknown and name not in self._tool_names():
             call.unknown = True
-        elif self._stream_args:
+        elif self._stream_args and not self._hold_calls:
             self._commit(call)
 
     def call_args(self, fragment: str) -> None:
@@ -981,6 +984,8 @@ class StreamParser:
         self._content.suspend()
         self._raw = [raw] if raw and not tools.drop_opener else []
         self._block_calls = 0
+        if self._stream_args:  # a block the anchor opened may be prose: its calls are sent once complete
+            self._hold_calls = role is None and tools.hold_anchored
         self._body = tools.body(self, role, **extra, **tools.body_options)
 
     def _block_text(self, s: str, i: int) -> int:

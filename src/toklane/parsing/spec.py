@@ -124,7 +124,12 @@ class ToolFormat:
     ``machine``: as for :class:`ReasoningFormat` (the format's markers then
     include the machine's). ``drop_opener``: the marker that opens a block is
     a control token never shown as content, even when the block breaks
-    (Mistral's ``[TOOL_CALLS]``).
+    (Mistral's ``[TOOL_CALLS]``). ``hold_anchored``: with
+    ``stream_arguments=True``, a call in a block that the anchor opened (no
+    marker) is still sent only once it is complete, as without it -- the
+    anchor may be prose (``see [Smith (2020)]``, a trailing ``[A(``), and a
+    header once sent cannot be taken back, so streaming would report a call
+    that parsing the whole output does not.
     """
 
     name: str
@@ -142,3 +147,4 @@ class ToolFormat:
     keep_tokens: tuple[str, ...] = ()
     machine: Any = None
     drop_opener: bool = False
+    hold_anchored: bool = False
