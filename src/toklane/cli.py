@@ -725,7 +725,14 @@ BENCH_MODULES = {
     "pyarrow": "pyarrow",
 }
 # Optional modules outside the bench extra -> the extra that installs them.
-OPTIONAL_MODULES = {"mistral_common": ("mistral-common", "mistral"), "torch": ("torch", "torch")}
+OPTIONAL_MODULES = {
+    "mistral_common": ("mistral-common", "mistral"),
+    "torch": ("torch", "torch"),
+    "fastapi": ("fastapi", "serve"),
+    "starlette": ("fastapi", "serve"),
+    "uvicorn": ("uvicorn", "serve"),
+    "fastapi_offline": ("fastapi-offline", "serve"),
+}
 
 
 def _install_hint(extra: str) -> str:
@@ -752,6 +759,9 @@ def _missing_module_error(exc: ModuleNotFoundError, command: str | None) -> str 
         return f"{BENCH_MODULES[root]} is not installed: {_install_hint('bench')}"
     if root in OPTIONAL_MODULES:
         dist, extra = OPTIONAL_MODULES[root]
+        if extra == "serve":
+            needs = "the service needs fastapi, uvicorn and fastapi-offline"
+            return f"{needs} ({dist} is not installed): {_install_hint(extra)}"
         return f"{dist} is not installed: {_install_hint(extra)}"
     if root in BENCH_MODULES:
         return f"{BENCH_MODULES[root]} is not installed: {_install_hint('bench')}"
