@@ -197,7 +197,8 @@ def test_upgrade_under_concurrent_encoding_changes_no_result(tmp_path, deepseek_
     assert tok.engine == "fastokens" and not failures
 
 
-def test_ski_rental_starts_the_build_once_encoding_has_paid_for_it(tmp_path):
+def test_ski_rental_starts_the_build_once_encoding_has_paid_for_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKLANE_FASTOKENS", "auto")  # (the default; the suite runs under manual)
     text = pipelines.tokenizer_json(
         {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     )
@@ -300,10 +301,11 @@ def test_sentencepiece_style_tokenizer_json_equals_hf(sentencepiece_style, texts
         assert_same(tok, hf, texts)
 
 
-def test_auto_builds_fastokens_once_the_work_done_would_have_paid_for_it(monkeypatch):
-    """TOKLANE_FASTOKENS=auto (the default): a tokenizer serves on the engine it loads with, counting the
-    work; once that reaches the build's expected time, fastokens is built on a daemon thread and swapped
-    in, and every call before, during and after gives the same ids."""
+def test_auto_builds_fastokens_for_a_bundled_vocabulary_once_it_paid(monkeypatch):
+    """TOKLANE_FASTOKENS=auto (the default) on a bundled vocabulary (a user file: the test above): the
+    tokenizer serves on the engine it loads with, counting the work; once that reaches the build's
+    expected time, fastokens is built on a daemon thread and swapped in, and every call before, during
+    and after gives the same ids."""
     monkeypatch.setenv("TOKLANE_FASTOKENS", "auto")
     from toklane.tokenizer.registry import bundled_table
 
