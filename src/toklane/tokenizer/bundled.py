@@ -323,12 +323,15 @@ def _fastokens_build(
         return None
     pattern = patterns.FASTOKENS_SPELLING.get(family.pattern, family.pattern)
     regular = isinstance(engine, CheckedEngine) and (engine.irregular is None or not engine.irregular.tokens)
-    if regular and ordinary_ids.start == 0:
-        return lambda exact: fastokens.from_ranks(
-            exact.token_bytes(), pattern, exact, spellings=exact.spellings, nfc=family.nfc, bos_id=exact.bos_id
-        )
-    return lambda exact: fastokens.from_merges(
-        exact.token_bytes(), pattern, exact, spellings=exact.spellings, nfc=family.nfc, bos_id=exact.bos_id
+    through_merges = not regular or ordinary_ids.start != 0
+    return lambda exact: fastokens.from_ranks(
+        exact.token_bytes(),
+        pattern,
+        exact,
+        spellings=exact.spellings,
+        nfc=family.nfc,
+        bos_id=exact.bos_id,
+        through_merges=through_merges,
     )
 
 

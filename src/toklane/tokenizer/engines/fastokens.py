@@ -3,10 +3,10 @@
 fastokens (PyPI ``fastokens``) encodes a HF ``tokenizer.json`` (:func:`from_json`) exactly as HF
 ``tokenizers`` does for the pipelines :func:`.choose.fastokens_refusal` accepts (tested with
 hypothesis over generated pipelines and texts, and on corpora: ``tests/tokenizer/test_user_files.py``),
-and a ranks table with its pattern exactly as tiktoken does (:func:`from_ranks` where every token
-is a merge of two others, :func:`from_merges` through HF's conversion otherwise: every bundled ranks
-vocabulary), ~2x faster than toklane's own engines on first calls, one core, and up to 10x on short
-texts (Llama 3's; ``benchmarks/tokenizer.py``). Around it:
+and a ranks table with its pattern exactly as tiktoken does (:func:`from_ranks`: through fastokens'
+ranks reader, or HF's conversion of the ranks: every bundled ranks vocabulary), ~2x
+faster than toklane's own engines on first calls, one core, and up to 10x on short texts (Llama
+3's; ``benchmarks/tokenizer.py``). Around it:
 
 * totality: a lone surrogate is read as U+FFFD (as every toklane engine reads it; fastokens refuses
   it); any other failure -- a PCRE2 match or depth limit on adversarial input, a Rust panic -- sends
@@ -98,20 +98,31 @@ def from_ranks(
     spellings: dict[str, int],
     nfc: bool = False,
     bos_id: int | None = None,
+    through_merges: bool = False,
 ) -> FastokensBackend:
     """fastokens over a ranks table (``(id, bytes)`` of every ordinary token; the id is the rank)
     and its pre-tokenisation ``pattern``, beside ``exact`` (the ranks backend it replaces), which
     decodes. ``spellings``: every text that encodes to an added token (its aliases too), matched in
     text as ``exact`` matches them: the special ones (``exact.added_tokens``' flag; an alias as its
     token) read as text under ``split_special_tokens``, the others always atomic. ``nfc``: the
-    vocabulary reads NFC text. Raises where fastokens cannot take the table (a token that is not a
-    merge of two others: the irregular tokens of :mod:`..irregular`) or gives an added token
-    another id."""
+    vocabulary reads NFC text (no NFC step is given to fastokens: its NFC tables are newer than
+    Python's, the reference's, and reorder marks Python does not know; the texts NFC could change go
+    to ``exact``).
+
+    fastokens reads the ranks itself (``from_tiktoken``) where every token is a merge of two others
+    and ids start at 0; else (``through_merges``: the irregular tokens of :mod:`..irregular`, Llama
+    3's 695 and Qwen3.5/3.6's 267; tekken's ids from 1,000) it reads the ``tokenizer.json`` HF's
+    tiktoken conversion writes (:func:`ranks_json`). Raises where fastokens refuses the table or
+    gives an added token another id."""
     import fastokens
 
     if nfc:
         is_nfc("\u0300")  # (its table made here, on the builder's thread, not on a first call)
     special_ids = {t.id for t in exact.added_tokens if t.special}
+    if through_merges:
+        added = [(i, text, i in special_ids) for text, i in spellings.items()]
+        native = fastokens.Tokenizer.from_json_str(ranks_json(token_bytes, pattern, added))
+        return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id, cut=True)
     with tempfile.TemporaryDirectory(prefix="toklane-fastokens-") as folder:
         path = os.path.join(folder, "ranks.tiktoken")
         with open(path, "wb") as f:
@@ -124,31 +135,6 @@ def from_ranks(
         got = native.add_tokens([types.SimpleNamespace(content=text, **flags) for _, text in plain])
         if [i for _, i in got] != [i for i, _ in plain]:
             raise ValueError("fastokens numbered the added tokens differently")
-    return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id, cut=True)
-
-
-def from_merges(
-    token_bytes: Iterable[tuple[int, bytes]],
-    pattern: str,
-    exact: Backend,
-    *,
-    spellings: dict[str, int],
-    nfc: bool = False,
-    bos_id: int | None = None,
-) -> FastokensBackend:
-    """fastokens over a ranks table that :func:`from_ranks` cannot take (irregular tokens, which no
-    merge of two others builds: Llama 3's 695, Qwen3.5/3.6's 267; ids that do not start at 0:
-    tekken's), as the ``tokenizer.json`` HF's tiktoken conversion writes (:func:`ranks_json`);
-    otherwise as :func:`from_ranks`. (No NFC step in that file: fastokens' NFC tables are newer than
-    Python's, the reference's, and reorder marks Python does not know; the texts NFC could change go
-    to ``exact``.)"""
-    import fastokens
-
-    if nfc:
-        is_nfc("\u0300")  # (its table made here, on the builder's thread, not on a first call)
-    special_ids = {t.id for t in exact.added_tokens if t.special}
-    added = [(i, text, i in special_ids) for text, i in spellings.items()]
-    native = fastokens.Tokenizer.from_json_str(ranks_json(token_bytes, pattern, added))
     return FastokensBackend(native, exact, decodes=False, nfc=nfc, bos_id=bos_id, cut=True)
 
 
@@ -211,7 +197,7 @@ def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: li
 
 class FastokensBackend:
     """A private ``fastokens.Tokenizer`` beside the exact backend it replaces (:func:`from_json`,
-    :func:`from_ranks`, :func:`from_merges`)."""
+    :func:`from_ranks`)."""
 
     engine = "fastokens"
 
