@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import tests.profiles  # noqa: F401  # (the hypothesis profiles, registered before --hypothesis-profile is read)
 from tests.references import find_package
 
 # toklane's disk cache (toklane.tokenizer.image_cache) in a folder of this session's own, for this

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.corpus import CorpusError, count_corpus, default_workers
 from toklane.errors import ToklaneError
 
@@ -141,7 +142,7 @@ def _reference_and_stats(corpus: list[list[str]], workers: int):
     return [sum(len(tok.encode(t)) for t in texts) for texts in corpus], stats
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(texts_strategy, min_size=1, max_size=4))
 def test_totals_equal_reference_in_process(corpus):
     per_file, stats = _reference_and_stats(corpus, 1)
@@ -149,7 +150,7 @@ def test_totals_equal_reference_in_process(corpus):
     assert stats.records == sum(map(len, corpus))
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(texts_strategy, min_size=1, max_size=3))
 def test_totals_equal_reference_with_two_workers(corpus):
     per_file, stats = _reference_and_stats(corpus, 2)

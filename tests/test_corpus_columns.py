@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.corpus import CorpusError, count_corpus, tokenize_corpus
 from toklane.errors import InvalidArgumentError
 
@@ -115,7 +116,7 @@ records = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 @given(rows=records, shard_bytes=st.sampled_from([60, 400, 1 << 20]))
 def test_shards_read_back_equal_the_records_for_random_fields(rows, shard_bytes):
     with tempfile.TemporaryDirectory() as tmp:
@@ -126,7 +127,7 @@ def test_shards_read_back_equal_the_records_for_random_fields(rows, shard_bytes)
         assert_shards_hold(rows, Path(tmp) / "out", stats)
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(rows=records)
 def test_two_workers_write_the_same_union_schema(rows):
     with tempfile.TemporaryDirectory() as tmp:

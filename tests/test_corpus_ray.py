@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toklane.corpus import CorpusError, count_corpus, tokenize_corpus
 from toklane.errors import InvalidArgumentError
 
@@ -178,7 +179,7 @@ def test_parquet_input_counts_and_tokenizes_like_the_local_engine(ray_cluster, t
     assert rows_of(tmp_path / "ray") == rows_of(tmp_path / "local")
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=list(HealthCheck))
 @given(rows=records)
 def test_shards_hold_every_field_under_the_local_engines_schema(ray_cluster, rows):
     with tempfile.TemporaryDirectory() as tmp:
@@ -289,7 +290,7 @@ def test_without_ray_the_error_names_the_extra(monkeypatch):
 # --------------------------------------------------------------------------- pure helpers (no Ray run)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(1, 4)), max_size=40))
 def test_groups_are_the_maximal_runs_of_consecutive_lines_of_one_piece(ray_cluster, steps):
     from toklane.corpus.ray_engine import LINE, PIECE, SPLIT, _groups
@@ -312,7 +313,7 @@ def test_groups_are_the_maximal_runs_of_consecutive_lines_of_one_piece(ray_clust
         assert (splits[stop - 1], pieces[stop - 1], lines[stop - 1] + 1) != (s, p, first)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(st.text(st.sampled_from("ab\n"), max_size=30), min_size=1, max_size=30), st.integers(1, 64))
 def test_line_base_is_the_lines_before_a_piece(ray_cluster, texts, split_bytes):
     from toklane.corpus.inputs import plan_splits, read_chunks

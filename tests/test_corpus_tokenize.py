@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.corpus import CorpusError, count_corpus, tokenize_corpus
 from toklane.corpus.inputs import expand_inputs, plan_splits
 from toklane.errors import InvalidArgumentError
@@ -165,7 +166,7 @@ def test_an_input_column_named_like_an_output_is_an_error(tmp_path):
 # --------------------------------------------------------------------------- the split plan
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.lists(st.text(alphabet="ab\u00e9\u65e5 ", max_size=30), max_size=12), min_size=1, max_size=3),
     st.integers(1, 200),
@@ -186,7 +187,7 @@ def test_splits_cover_every_line_once_at_line_ends(files, split_bytes):
             assert b"".join(data[p.start : p.stop] for p in pieces) == data
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(st.text(max_size=30), st.just("<bad>")), min_size=1, max_size=40), st.integers(1, 300))
 def test_tokenize_equals_a_line_by_line_reference(lines, shard_bytes):
     tok = toklane.load_tokenizer("qwen3.6")

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.errors import InvalidArgumentError, InvalidMessagesError
 
 WEATHER = {
@@ -312,7 +313,7 @@ def test_harmony_fixed_tools_equal_openai_harmony(harmony):
     assert ours == _harmony_reference(oh, enc, TOOLS, SYSTEM_USER[0]["content"], SYSTEM_USER[1]["content"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tools=_tools, system=_text, user=_text)
 def test_harmony_generated_tools_equal_openai_harmony(harmony, tools, system, user):
     oh, enc = harmony
@@ -343,7 +344,7 @@ _plain = st.text(
 
 
 @pytest.mark.parametrize("model", sorted(_JINJA))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tools=_tools, system=_plain, user=_plain)
 def test_prompt_equals_the_real_chat_template(model, tools, system, user):
     pytest.importorskip("transformers")

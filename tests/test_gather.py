@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane import gather
 from toklane.gather import DROPPED, HOLE, MARKER, ORDINARY
 
@@ -91,7 +92,7 @@ def _interesting(table: gather.IdTable) -> list[int]:
 
 
 @pytest.mark.parametrize("index", range(len(FORMATS)), ids=[f[0] for f in FORMATS])
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data())
 def test_runs_equal_the_reference(index: int, data: st.DataObject) -> None:
     tok, table = _table(index)
@@ -211,7 +212,7 @@ def test_the_compiled_reader_is_built() -> None:
     assert out.stdout.strip() == "False"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(ids=st.lists(st.integers(0, 2**32 - 1) | st.integers(0, 300), max_size=200))
 def test_id_lists_equal_tolist_and_share_one_int_per_id(ids: list[int]) -> None:
     """IdLists: a uint32 array as the list numpy's tolist gives, each id below the cache's size one

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toklane import streammatch
 from toklane.streammatch import Automaton, Literals, StreamMatcher
 
@@ -41,7 +42,7 @@ def stream_matches(patterns, chunks):
     return out, m.partial
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     patterns=st.lists(st.text(alphabet="ab<>/", min_size=1, max_size=5), min_size=1, max_size=4, unique=True),
     text=st.text(alphabet="ab<>/x", max_size=40),
@@ -78,7 +79,7 @@ def scan_matches(patterns, chunks):
     return out, m.partial
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(
     patterns=st.lists(st.text(alphabet="ab<>/", min_size=1, max_size=5), min_size=1, max_size=4, unique=True),
     text=st.text(alphabet="ab<>/x", max_size=40),
@@ -96,7 +97,7 @@ def test_compiled_scan_equals_naive_where_it_applies(patterns, text, cuts):
     assert scan_matches(patterns, [text])[0] == naive_matches(patterns, text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     patterns=st.lists(st.binary(min_size=1, max_size=4).map(lambda b: b"<" + b), min_size=1, max_size=4, unique=True),
     data=st.binary(max_size=40),
@@ -110,7 +111,7 @@ def test_compiled_scan_over_bytes(patterns, data):
 
 
 @example(patterns=["<ab>"], pieces=[("<", 5), ("<ab>", 1)])  # the switch right before a match
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     patterns=st.lists(
         st.text(alphabet="ab<>/", max_size=5).map(lambda t: "<" + t), min_size=1, max_size=5, unique=True
@@ -152,7 +153,7 @@ def test_bad_patterns():
         Automaton(["a", b"b"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     patterns=st.lists(st.text(alphabet="ab<>/", min_size=1, max_size=5), min_size=1, max_size=4, unique=True),
     before=st.text(alphabet="ab<>/x", max_size=6),
@@ -180,7 +181,7 @@ def test_passes_means_the_chunk_is_plain_text(patterns, before, chunk):
 _SYMBOLS = ["a", "b", "<", "/", ">", "é", "ж", "\U0001f600", "\x00"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     patterns=st.lists(st.text(alphabet=_SYMBOLS, min_size=1, max_size=5), min_size=1, max_size=6),
     lead=st.booleans(),
@@ -245,7 +246,7 @@ def naive_literals(strings, text):
     return out
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     strings=st.lists(st.text(alphabet=_SYMBOLS, min_size=1, max_size=5), min_size=1, max_size=10),
     text=st.text(alphabet=[*_SYMBOLS, "x"], max_size=60),

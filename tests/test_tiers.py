@@ -18,3 +18,22 @@ def test_every_slow_file_and_test_exists():
         tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
         names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
         assert name in names, nodeid
+
+
+def test_example_counts_follow_the_hypothesis_profile():
+    """One switch sizes every property test (tests/profiles.py): no test reads an environment variable
+    for its example count, and the profiles scale them as documented."""
+    from hypothesis import settings
+
+    from tests.profiles import examples
+
+    readers = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tests").rglob("*.py")
+        if any(var in path.read_text() for var in ("TOKLANE_EXAMPLES", "TOKLANE_FUZZ_EXAMPLES"))
+        and path.name != "test_tiers.py"
+    ]
+    assert readers == []
+    assert examples(100) == settings().max_examples and examples(1) == 1
+    assert settings.get_profile("dev").max_examples * 4 == settings.get_profile("ci").max_examples
+    assert settings.get_profile("ci").deadline is None

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.chat.sources import BUNDLED_SPECIALS
 
 from .helpers import conversations, outcome, reference, template, tool_sets
@@ -32,7 +33,7 @@ def _kwargs_strategy(options: dict[str, list]) -> st.SearchStrategy:
 
 
 @pytest.mark.parametrize("model", sorted(FAST_PATHS))
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(data=st.data(), gen=st.booleans())
 def test_fast_path_equals_the_real_template(model, data, gen):
     name, options = FAST_PATHS[model]
@@ -63,7 +64,7 @@ def test_fast_path_equals_the_real_template(model, data, gen):
 
 
 @pytest.mark.parametrize("model", sorted(FAST_PATHS))
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(data=st.data(), gen=st.booleans())
 def test_fast_path_equals_the_template_rendered_by_toklane(model, data, gen):
     """The same comparison through toklane's own template engine (``chat_template=`` on the bundled

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.chat.formats import FORMATS
 from toklane.errors import InvalidMessagesError, ToklaneError
 
@@ -88,7 +89,7 @@ _MESSAGE = st.dictionaries(
 ) | st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "tool", "system"]), "content": _VALUE})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(messages=st.lists(_MESSAGE, max_size=4), chat_format=st.sampled_from(sorted(FORMATS)))
 def test_any_conversation_counts_or_is_an_invalid_messages_error(messages, chat_format):
     try:

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.chat.messages import template_messages
 
 from .helpers import conversations, hf_tokenizer, outcome, reference, specials, template, template_names, tool_sets
@@ -31,7 +32,7 @@ def _ours(name: str, messages, **options):
 
 
 @pytest.mark.parametrize("name", template_names())
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(
     messages=conversations(),
     tools=st.none() | tool_sets,

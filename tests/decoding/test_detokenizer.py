@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 
 TEXT = "Hé 日本語 🚀🔥 <think>x</think> 👨\u200d👩\u200d👧 done <|im_end|>"
 ALL = ["qwen3.6", "qwen3", "deepseek-v4", "llama3", "cl100k_base", "o200k_base", "o200k_harmony", "mistral-tekken"]
@@ -32,7 +33,7 @@ def chunked(det, ids, cuts):
 
 
 @pytest.mark.parametrize("name", ["qwen3.6", "llama3", "deepseek-v4"])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_any_chunking_equals_decode(name, data):
     tok = toklane.load_tokenizer(name)
@@ -46,7 +47,7 @@ def test_any_chunking_equals_decode(name, data):
 
 
 @pytest.mark.parametrize("name", ALL)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_random_ids_every_tokenizer(name, data):
     """Random ids over the whole id space, added and special tokens included, any chunking."""
@@ -63,7 +64,7 @@ def test_random_ids_every_tokenizer(name, data):
 
 
 @pytest.mark.parametrize("name", ALL)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_one_id_per_step_matches_incremental_utf8_decoder(name, data):
     """The decode loop's case, one id per step (as an int or a one-id list): every step's text is

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 
 TOK = "qwen3"
 
@@ -99,7 +100,7 @@ _ANYTHING = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=_ANYTHING)
 def test_step_never_raises_anything_else(value):
     tok = toklane.load_tokenizer(TOK)

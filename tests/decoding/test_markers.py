@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.tokenizer.bytelevel import bytes_to_token_string
 
 from .reference import id_marker_ref, marker_ref
@@ -52,7 +53,7 @@ def drive(scanner, stream, rng, check, *, placeholders=True, shrinks=True):
         assert scanner.update(view) == check(out), (out, stream)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     markers=st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=3), min_size=1, max_size=3),
     stream=st.lists(st.integers(0, 5), max_size=40),
@@ -109,7 +110,7 @@ FRAGMENTS = ["</think>", "</", "think", ">", "<think>", " </think>\n", ".</think
         ("o200k_harmony", ["<|channel|>final<|message|>"]),  # added tokens around ordinary text
     ],
 )
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_text_markers_equal_reference(name, markers, data):
     tok = toklane.load_tokenizer(name)

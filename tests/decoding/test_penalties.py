@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.decoding import penalties as _pen
 
 from .reference import DensePenalties
@@ -25,7 +26,7 @@ def torch_or_skip():
     return pytest.importorskip("torch")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), backend=st.sampled_from(["numpy", "torch", "torch-flat", "torch-bf16"]))
 def test_random_operations_equal_dense_reference(seed, backend):
     if backend != "numpy":

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 
 from .reference import stop_ref
 
@@ -37,7 +38,7 @@ def run(sm, ids, cuts, stops=()):
 
 
 @pytest.mark.parametrize("name", ["qwen3", "cl100k_base", "llama3"])
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(data=st.data())
 def test_any_chunking_equals_reference(name, data):
     tok = toklane.load_tokenizer(name)

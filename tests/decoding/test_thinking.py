@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.reasoning_markers import REASONING_MARKERS
 
 from .reference import budget_ref
@@ -46,7 +47,7 @@ def prompt_for(tok, reasoning, kind):
 
 
 @pytest.mark.parametrize(("name", "reasoning"), CASES)
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     kind=st.sampled_from(["none", "plain", "prefilled", "prefilled_bare", "closed"]),
     budget=st.integers(0, 10),

@@ -22,6 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
+
 os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
 pytest.importorskip("vllm", reason="vLLM is not installed (pip install --no-deps -r benchmarks/requirements-peers.txt)")
 
@@ -179,7 +181,7 @@ def new_request(case, rng: random.Random) -> Req:
     return Req(params, prompt, ref=toklane.ThinkingBudget(tok, fmt, extra["max_thinking_tokens"], prompt_ids=prompt))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_batch_operations_and_token_streams_equal_the_reference(case, seed):
     tok, default, _, phrases, pool, _ = case

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 
 from .cases.muse_beam_inkling import INKLING
 from .helpers import norm, parsed, stream, tokenizer
@@ -119,7 +120,7 @@ def _pieces(text: str, cuts: list[int]) -> list[str]:
     return [text[a:b] for a, b in zip([0, *bounds], [*bounds, len(text)], strict=True)]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     calls=st.lists(st.tuples(st.sampled_from(["f", "get_weather"]), _args), min_size=1, max_size=3),
     closer=st.sampled_from(["<|call|>", "<|end|>", ""]),
@@ -139,7 +140,7 @@ def test_beam_json_body_streaming_equals_whole(
         assert [(c.name, json.loads(c.arguments)) for c in whole.tool_calls] == calls
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     names=st.lists(st.sampled_from(["get_time", "now", "ping"]), min_size=1, max_size=3),
     cut=st.integers(0, 300),

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 
 from .cases.kimi_gemma_cohere import COHERE3, COHERE4, GEMMA4
 from .helpers import norm, parsed, stream, tokenizer
@@ -97,7 +98,7 @@ def _call(name: str, args: dict[str, Any], parens: bool) -> str:
     return f"<|tool_call>call:{name}" + (f"({inner})" if parens else f"{{{inner}}}") + "<tool_call|>"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     calls=st.lists(st.tuples(st.sampled_from(["f", "get_weather"]), _args, st.booleans()), max_size=3),
     cut=st.integers(0, 400),
@@ -117,7 +118,7 @@ def test_gemma4_parens_streaming_equals_whole(
         assert [(c.name, json.loads(c.arguments)) for c in whole.tool_calls] == [(n, a) for n, a, _ in calls]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     answer=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="<"), max_size=20),
     cuts=st.lists(st.integers(1, 80), max_size=5),

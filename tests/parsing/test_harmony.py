@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
+
 from .helpers import parsed
 
 H = {"reasoning": "gpt_oss", "tools": "gpt_oss"}
@@ -215,7 +217,7 @@ def expected(messages: list[tuple[Any, ...]]) -> tuple[Any, ...]:
     return ("\n\n".join(reasoning) or None, "\n\n".join(content) or None, calls)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(MESSAGE, min_size=1, max_size=5))
 def test_tokens_and_text_form_parse_alike(messages: list[tuple[Any, ...]]) -> None:
     out = render(messages)

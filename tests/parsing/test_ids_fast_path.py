@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane import gather
 from toklane.gather import FALLBACK_MIN as _BULK
 
@@ -86,7 +87,7 @@ def _chunks(ids: list[int], size: int) -> list[list[int]]:
 
 
 @pytest.mark.parametrize("index", range(len(FORMATS)), ids=IDS)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_bulk_ids_equal_the_per_token_path(index: int, data: st.DataObject) -> None:
     tok, fmt, markers, drops, texts, filler = _setup(index)
@@ -159,7 +160,7 @@ def test_placeholders_and_dropped_tokens_in_bulk(index: int) -> None:
 
 
 @pytest.mark.parametrize("index", range(len(FORMATS)), ids=IDS)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_parse_batch_equals_parse_per_output(index: int, data: st.DataObject) -> None:
     """A batch (all id lists: one pass over the whole batch; or a mix with texts and arrays) gives
@@ -205,7 +206,7 @@ REASONING_ONLY = [i for i, (_, fmt) in enumerate(FORMATS) if set(fmt) == {"reaso
 
 
 @pytest.mark.parametrize("index", REASONING_ONLY, ids=[IDS[i] for i in REASONING_ONLY])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_reasoning_only_outputs_read_as_two_runs(index: int, data: st.DataObject) -> None:
     """A reasoning-only output of the usual shape (reasoning, the end marker id, content) is read as

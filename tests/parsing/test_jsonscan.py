@@ -6,13 +6,13 @@ import ast
 import itertools
 import json
 import math
-import os
 import warnings
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toklane.parsing import jsonscan
 from toklane.parsing.jsonscan import JsonScanner, is_json
 from toklane.parsing.pyliteral import PyValue, python_literal_to_json
@@ -51,7 +51,7 @@ def scan_in_chunks(text: str, cuts: list[int]) -> tuple[bool, int]:
     return done and not text[stop:].strip(" \t\n\r"), stop if scanner.failed else -1
 
 
-@settings(max_examples=int(os.environ.get("TOKLANE_EXAMPLES", "60")) * 5, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     value=JSON,
     style=st.sampled_from([{}, {"indent": 1}, {"separators": (",", ":")}, {"ensure_ascii": False}]),
@@ -75,7 +75,7 @@ LONG_JSON = st.recursive(
 )
 
 
-@settings(max_examples=int(os.environ.get("TOKLANE_EXAMPLES", "60")) * 5, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     value=LONG_JSON,
     edits=st.lists(st.tuples(st.integers(0, 10_000), st.booleans(), NOISE), max_size=3),
@@ -105,7 +105,7 @@ def scanner_end(text: str, i: int) -> int:
     return len(text) if scanner.close() else -1 - len(text)
 
 
-@settings(max_examples=int(os.environ.get("TOKLANE_EXAMPLES", "60")) * 5, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     value=JSON,
     style=st.sampled_from([{}, {"indent": 1}, {"separators": (",", ":")}, {"ensure_ascii": False}]),
@@ -185,7 +185,7 @@ def as_json(value: object) -> object:
     return value
 
 
-@settings(max_examples=int(os.environ.get("TOKLANE_EXAMPLES", "60")) * 5, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=PY, cuts=st.lists(st.integers(0, 10_000), max_size=6))
 def test_python_literals_convert_to_the_same_json_value(value, cuts) -> None:
     text = repr(value)
@@ -200,7 +200,7 @@ def test_python_literals_convert_to_the_same_json_value(value, cuts) -> None:
     assert pv.close() and "".join(pv.out) == converted
 
 
-@settings(max_examples=int(os.environ.get("TOKLANE_EXAMPLES", "60")) * 5, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=PY, edits=st.lists(st.tuples(st.integers(0, 10_000), st.booleans(), NOISE), max_size=3))
 def test_accepted_python_literals_agree_with_ast(value, edits) -> None:
     text = repr(value)
@@ -236,7 +236,7 @@ def test_python_literal_details() -> None:
         assert python_literal_to_json(text) is None, text
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(st.text(st.sampled_from(list('ab "\\/nu0fF\t\x00\x1f\x7f\u00a0\u2028é🚀')) | st.characters(), max_size=8))
 def test_plain_string_run_equals_scanning_it(s: str) -> None:
     """``plain`` (a C-speed check, then the pattern) is true exactly when scanning ``s`` inside a string

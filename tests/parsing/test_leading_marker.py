@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane import gather
 
 from .helpers import norm, stream
@@ -50,7 +51,7 @@ def leading_marker(draw: Any) -> tuple[str, bool]:
     return text, before == "ws" and starts > 0
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(case=leading_marker())
 def test_leading_start_marker_text_whole_equals_streaming(case: tuple[str, bool]) -> None:
     text, plain = case
@@ -68,7 +69,7 @@ def test_leading_start_marker_text_whole_equals_streaming(case: tuple[str, bool]
             assert fast is not None, (fmt, text)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=leading_marker(), filler=st.booleans())
 def test_leading_start_marker_ids_whole_equals_streaming(case: tuple[str, bool], filler: bool) -> None:
     text, plain = case

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import random
 
 import pytest
@@ -24,6 +23,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.streammatch import Automaton
 
 from .cases import all_cases
@@ -81,8 +81,8 @@ JUNK = [
     "ü",
     "🚀",
 ]
-# TOKLANE_EXAMPLES scales the example counts (a soak run: TOKLANE_EXAMPLES=1000).
-EXAMPLES = int(os.environ.get("TOKLANE_EXAMPLES", "60"))
+# The example counts scale with the hypothesis profile (tests/profiles.py: --hypothesis-profile=soak).
+EXAMPLES = examples(60)
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

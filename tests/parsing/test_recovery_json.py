@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 
 from .helpers import parsed, tokenizer
 
@@ -156,7 +157,7 @@ PIECE = st.one_of(
     st.builds(lambda a: json.dumps(a), ARGS),  # a JSON object that is no call
     st.sampled_from(["; ", "{", "}", '{"name": ', '"parameters": {}', "<|python_tag|>"]),
 )
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

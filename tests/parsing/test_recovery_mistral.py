@@ -13,9 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
+
 from .helpers import parsed
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TC = "[TOOL_CALLS]"
 M = {"tools": "mistral"}
 MR = {"tools": "mistral", "reasoning": "mistral"}

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 
 from .cases.pythonic_misc import LFM2, OLMO3
 from .helpers import parsed, tokenizer
@@ -23,7 +24,7 @@ run = parsed
 PY = {"tools": "pythonic"}
 TS, TE = "<|tool_call_start|>", "<|tool_call_end|>"
 FC, FE = "<function_calls>", "</function_calls>"
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --------------------------------------------------------------------------- pythonic: lists in prose

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toklane.parsing.bodies.xml_functions import CLOSE_HOLD
 from toklane.parsing.bodies.xml_invoke import CLOSE_HOLD as INVOKE_HOLD
 
@@ -183,7 +184,7 @@ def values_with_closers(draw: st.DrawFn, functions: bool = False) -> str:
     return "".join(parts).strip(" \n\t") or "v"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(values_with_closers(functions=True), min_size=1, max_size=3), st.integers(0, 2**32))
 def test_property_qwen3_coder_values_keep_inner_closers(values: list[str], seed: int) -> None:
     params = [(f"p{i}", v) for i, v in enumerate(values)]
@@ -193,7 +194,7 @@ def test_property_qwen3_coder_values_keep_inner_closers(values: list[str], seed:
     assert [(n, json.loads(a)) for n, a in got[2]] == [("write_file", dict(params))]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(values_with_closers(), min_size=1, max_size=3), st.integers(0, 2**32))
 def test_property_minimax_values_keep_inner_closers(values: list[str], seed: int) -> None:
     params = [(f"p{i}", v) for i, v in enumerate(values)]
@@ -202,7 +203,7 @@ def test_property_minimax_values_keep_inner_closers(values: list[str], seed: int
     assert [(n, json.loads(a)) for n, a in got[2]] == [("write_file", dict(params))]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.sampled_from(["a", " ", "\n", CLOSE, "<parameter=k>", "</function>", "</tool_call>", "b\n"]), max_size=14

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.errors import InvalidToolsSchemaError, ToklaneError
 
 TOK = "qwen3.6"
@@ -119,7 +120,7 @@ _JUNK = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(x_schema=_JUNK)
 def test_any_schema_fails_at_construction_or_never(x_schema):
     schema = _tools(x_schema)
@@ -155,7 +156,7 @@ def _outcome(check: Any, schema: Any) -> str | None:
     return None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(x_schema=_JUNK_WITH_TUPLES, other=_JUNK_WITH_TUPLES)
 def test_a_remembered_schema_answers_as_the_walk_does(x_schema, other):
     """Validated twice (the second time from memory where the first passed), and after a lookalike

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.server import create_app
 
 from .helpers import parsed, tokenizer
@@ -143,7 +144,7 @@ CALL = st.tuples(
 PROSE = st.sampled_from(["", "Sure.", "Let me check.\n", "Done. ✅"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(PROSE, st.lists(CALL, max_size=4), PROSE, st.sampled_from(["keep", "drop", "content"]))
 def test_policy_streams_as_it_parses(head: str, calls: list[Any], tail: str, policy: str) -> None:
     output = head + "\n".join(hermes_call(n, a) for n, a in calls) + ("\n" + tail if tail and calls else tail)

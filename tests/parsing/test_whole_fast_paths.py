@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 
 from .helpers import norm, stream
 
@@ -39,7 +40,7 @@ def call_object(draw: Any) -> str:
     return "{" + sep.join(f'"{k}": {v}' for k, v in members) + "}"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(objects=st.lists(call_object(), min_size=1, max_size=3), reason=st.text(max_size=30), tail=st.text(max_size=20))
 def test_hermes_whole_equals_streaming_a_character_at_a_time(objects: list[str], reason: str, tail: str) -> None:
     fmt = {"reasoning": "qwen3", "tools": "hermes"}
@@ -77,7 +78,7 @@ def test_call_values_json_decoder_refuses_but_json_allows_read_as_streaming_read
             assert fast is not None and norm(fast) == expect
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     parts=st.lists(
         st.sampled_from(["<think>", "</think>", "<tool_call>", "</tool_call>", "<|im_end|>", "<", "</", "think>"])
@@ -122,7 +123,7 @@ def plain_shaped(draw: Any) -> tuple[str, bool]:
     return text, twist == ""
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(case=plain_shaped())
 def test_plain_shape_read_without_the_machine_equals_streaming(case: tuple[str, bool]) -> None:
     text, plain = case
@@ -147,7 +148,7 @@ def test_plain_shape_read_without_the_machine_equals_streaming(case: tuple[str, 
         assert fast is not None and norm(fast) == norm(stream(QWEN, {"tools": "hermes"}, list(tools_only), False))
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     parts=st.lists(st.tuples(st.sampled_from([" ", "\n", "\t", "\r", "a", "é", "\u3000", " x "]), st.integers(0, 90))),
     cut=st.tuples(st.integers(0, 2000), st.integers(0, 2000)),
@@ -200,7 +201,7 @@ def harmony_message(draw: Any) -> tuple[str, bool]:
     return f"{start}<|channel|>{channel}{constrain}<|message|>{body}{end}", shaped
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     messages=st.lists(harmony_message(), min_size=1, max_size=4),
     gaps=st.lists(st.sampled_from(["", "", "", "", "\n", " x ", "analysis", "<"]), min_size=5, max_size=5),

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.chat import render
 from toklane.rollout import Conversation
 from toklane.rollout.conversation import _added
@@ -140,7 +141,7 @@ def _ids_param(c: tuple[str, str | None, bool]) -> str:
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=_ids_param)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_rollouts(config: tuple[str, str | None, bool], data: st.DataObject) -> None:
     model, tname, tools = config

@@ -3,13 +3,12 @@ endpoint never get a 5xx, and every 4xx is our error shape ``{"error": {"type", 
 and the bad requests that were cheap to send and costly to answer (issue 30).
 
 Bounded (a few dozen examples per endpoint and mode, no shrinking, deterministic) so it runs in
-well under a minute on two cores; run it longer with ``TOKLANE_FUZZ_EXAMPLES=2000``.
+well under a minute on two cores; run it longer with ``--hypothesis-profile=soak`` (tests/profiles.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import tracemalloc
 
 import pytest
@@ -19,9 +18,10 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.generation import GenerationMode
 
 import toklane
+from tests.profiles import examples
 from toklane.server import create_app
 
-EXAMPLES = int(os.environ.get("TOKLANE_FUZZ_EXAMPLES", "40"))
+EXAMPLES = examples(40)
 
 # Small limits so that generated bodies also hit them (413) without costing time.
 app = create_app(["qwen3.6"], max_body_bytes=256 * 1024, max_chunks=64)

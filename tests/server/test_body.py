@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toklane.server import body
 from toklane.server.body import MalformedBody, decode_json, render_json
 
@@ -39,7 +40,7 @@ def tiny_pieces(monkeypatch):
 
 @needs_native
 @pytest.mark.usefixtures("tiny_pieces")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=JSON, style=st.sampled_from(STYLES), lead=st.sampled_from(["", " ", "\n\t "]))
 def test_pieces_build_what_json_loads_builds(value, style, lead):
     text = lead + json.dumps(value, **style) + lead

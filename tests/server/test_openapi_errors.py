@@ -8,8 +8,6 @@ generated requests against the schema.
 
 from __future__ import annotations
 
-import os
-
 import jsonschema
 import pytest
 import schemathesis
@@ -23,12 +21,13 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from tests.profiles import examples
 from toklane.server import create_app
 
 # Every status the service (app and toklane's HTTP protocol) answers with an error body.
 ERROR_STATUSES = {"400", "404", "405", "408", "413", "422", "431", "500", "503"}
 ERROR_REF = "#/components/schemas/ErrorResponse"
-EXAMPLES = int(os.environ.get("TOKLANE_FUZZ_EXAMPLES", "25"))
+EXAMPLES = examples(25)
 
 app = create_app(["qwen3.6"], max_body_bytes=64 * 1024, max_chunks=64)
 

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane import _bpe
 from toklane.tokenizer import deepseek_v4, patterns, unicode_classes
 from toklane.tokenizer.engines import compiled
@@ -74,7 +75,7 @@ _TRICKY = (
 )
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(3000), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.lists(st.sampled_from(_TRICKY), max_size=50).map("".join))
 def test_tricky_text_matches_tiktoken(engines, text):
     fast, reference = engines
@@ -83,7 +84,7 @@ def test_tricky_text_matches_tiktoken(engines, text):
     assert fast.count_ordinary(text) == len(ids)
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=80))
 def test_any_text_matches_tiktoken(engines, text):
     fast, reference = engines
@@ -213,7 +214,7 @@ _NFC = list(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(text=st.lists(st.sampled_from(_NFC), max_size=24).map("".join))
 def test_nfc_of_the_spans_is_nfc_of_the_text(text):
     """Only the spans around characters NFC may touch are normalised: the result is the text's NFC."""

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane import gather
 from toklane.tokenizer import core
 from toklane.tokenizer.bundled import BUNDLED
@@ -31,7 +32,7 @@ def _ready(name: str) -> toklane.Tokenizer:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_decode_equals_the_backend(name: str, data: st.DataObject) -> None:
     tok = _ready(name)

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from tests.references import CORPUS
 from toklane.errors import TokenizerLoadError
 from toklane.tokenizer import deepseek_v4
@@ -174,13 +175,13 @@ _TRICKY = (
 )
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.lists(st.sampled_from(_TRICKY), max_size=40).map("".join))
 def test_tricky_text_matches(tok, hf, text):
     assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=60))
 def test_any_text_matches(tok, hf, text):
     assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids

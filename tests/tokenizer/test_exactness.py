@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from tests.references import CORPUS, TiktokenReference, quicktok_ranks, tiktoken_ranks
 from toklane.tokenizer import patterns
 
@@ -159,7 +160,7 @@ _TEXTS = st.lists(_ALPHABET, max_size=60).map("".join)
 
 
 @pytest.mark.parametrize(("name", "engine"), ENGINES)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_TEXTS)
 def test_random_text_matches_reference(name, engine, text, qwen_package, deepseek_json):
     tok = tokenizer(name, engine)
@@ -197,7 +198,7 @@ _MIXED = st.lists(st.sampled_from(_MIXED_ALPHABET), max_size=30)
 
 
 @pytest.mark.parametrize("name", UPGRADED)
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(parts=st.lists(_MIXED.map("".join), min_size=1, max_size=4))
 def test_fastokens_gives_what_the_loaded_engine_gives(name, parts):
     """Every call of the upgraded tokenizer equals the engine it replaced (itself tested against the

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from tests.references import CORPUS, TiktokenReference, quicktok_ranks, tiktoken_ranks
 from toklane.tokenizer import patterns
 from toklane.tokenizer.engines import quickranks
@@ -122,7 +123,7 @@ def test_packed_vocab_is_quicktoks_layout(qwen_package):
     assert quickranks._packed_vocab({b"a": 0, b"b": 2}, 0, frozenset()) is None  # not contiguous
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     tokens=st.lists(st.binary(min_size=1, max_size=300), min_size=1, max_size=40, unique=True),
     offset=st.integers(0, 5),
@@ -241,7 +242,7 @@ _TEXTS = st.lists(st.sampled_from(_PIECES), max_size=50).map("".join)
 
 
 @pytest.mark.parametrize("name", ["qwen3.6", "mistral-tekken"])
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_TEXTS)
 def test_random_text_matches_reference(name, text, qwen_package, deepseek_json):
     ref = reference(name, qwen_package, deepseek_json)
@@ -256,7 +257,7 @@ def test_random_text_matches_reference(name, text, qwen_package, deepseek_json):
 
 
 @pytest.mark.parametrize("name", ALL)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_TEXTS, size=st.integers(1, 12))
 def test_parallel_pieces_encode_like_the_whole(name, text, size, qwen_package, deepseek_json):
     """Cut anywhere the cut rule allows, the pieces' reference ids, end to end,
@@ -289,7 +290,7 @@ _NFC_NEAR_CUTS = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(text=_NFC_NEAR_CUTS, size=st.integers(1, 6))
 def test_cuts_are_normalisation_boundaries(text, size):
     """Texts are cut before NFC (Qwen normalises each part on its core): every cut is a
@@ -346,7 +347,7 @@ def test_long_texts_after_fork():
     assert os.waitstatus_to_exitcode(status) == 0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     tokens=st.lists(st.text(alphabet="ab<|｜", min_size=1, max_size=5), min_size=1, max_size=10, unique=True),
     text=st.text(alphabet="ab<|｜c", max_size=60),

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.tokenizer.pieces import PARALLEL_MIN
 from toklane.tokenizer.registry import bundled_names
 
@@ -51,7 +52,7 @@ def assert_flat(tok: toklane.Tokenizer, texts: list[str], **options: bool) -> No
 
 
 @pytest.mark.parametrize("name", bundled_names())
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     batch=st.lists(st.lists(st.sampled_from(PIECES) | st.text(max_size=6), max_size=10).map("".join), max_size=10),
     add=st.booleans(),

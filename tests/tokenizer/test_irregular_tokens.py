@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from tests.references import quicktok_ranks, tiktoken_ranks
 from tests.tokenizer.test_fast_engines import _tekken_path, ours, reference
 from toklane.tokenizer import patterns
@@ -171,7 +172,7 @@ def _fragments(name: str, qwen_package) -> list[str]:
 
 
 @pytest.mark.parametrize("name", WITH_IRREGULAR)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_text_made_of_irregular_pieces(name, data, qwen_package, deepseek_json):
     pieces = data.draw(st.lists(st.sampled_from(_fragments(name, qwen_package)), min_size=1, max_size=8))
@@ -189,7 +190,7 @@ _SCANNED = [" ", "\n", "a", "é", "\u0301", "\u0345", "\U0001e4ec", "\u2126", "\
 
 
 @pytest.mark.parametrize("name", QUICKTOK_ENGINES)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_compiled_scan_finds_what_numpy_finds(name, data, qwen_package):
     """The words to check, found by toklane._bpe.flag_scan (one pass without the GIL), are the

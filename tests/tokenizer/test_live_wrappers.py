@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.tokenizer import registry
 
 transformers = pytest.importorskip("transformers")
@@ -72,7 +73,7 @@ def test_added_tokens_are_seen_and_ids_equal_hf(kind, special, deepseek_json):
     assert before.encode(text) != after.encode(text)  # the old snapshot is unchanged, not mutated
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     tokens=st.lists(
         st.text(alphabet="abcxyz_<>|/ 0123é世", min_size=1, max_size=8).filter(lambda t: t.strip()),

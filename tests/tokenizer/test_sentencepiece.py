@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from tests.references import CORPUS, find_package
 from tests.tokenizer import pipelines
 from toklane.tokenizer.files import parse_sentencepiece
@@ -89,7 +90,7 @@ def test_every_model_equals_the_library_on_the_corpus(unigram_model):
             assert tok.id_to_token(i) == sp.id_to_piece(i)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=pipelines.texts, ids=st.lists(st.integers(0, 31999), max_size=30), name=st.sampled_from(MISTRAL_MODELS))
 def test_hypothesis_text_and_ids(text, ids, name):
     path = mistral_model(name)
@@ -182,7 +183,7 @@ def test_malformed_models_name_the_field(tmp_path, edit, expected):
     assert "\n" not in str(info.value)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255), st.integers(1, 40)), min_size=1, max_size=5))
 def test_mutated_models_load_or_fail_cleanly(tmp_path, edits):
     data = bytearray(mistral_model("tokenizer.model.v1").read_bytes())

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from tests.references import TiktokenReference
 from tests.tokenizer.test_exactness import UPGRADED, ref_encode, reference, tokenizer
 from toklane.tokenizer.pieces import (
@@ -111,7 +112,7 @@ SPLIT_ENGINES = ["qwen3.6", "mistral-tekken", "deepseek-v4"]
 
 
 @pytest.mark.parametrize("name", [*SPLIT_ENGINES, "cl100k_base", "o200k_base", "llama3", "qwen3"])
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=_texts, run=_runs, after=_texts)
 def test_every_pre_tokeniser_splits_where_a_run_is_cut(name, qwen_package, deepseek_json, before, run, after):
     """The cut at a run's start: what precedes it encodes the same alone, in the
@@ -148,7 +149,7 @@ def _long_runs(draw) -> str:
 
 
 @pytest.mark.parametrize("name", SPLIT_ENGINES)
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=_texts, run=_long_runs(), after=_texts)
 def test_cut_runs_keep_the_reference_ids(name, qwen_package, deepseek_json, before, run, after):
     """Runs long enough to be cut, up to the longest the reference takes: same ids."""
@@ -180,7 +181,7 @@ def _small_runs(long: int, max_size: int):
 
 
 @pytest.mark.parametrize("name", SPLIT_ENGINES)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=_texts, run=_small_runs(2048, 9000), after=_texts)
 def test_windows_with_small_pieces_keep_the_reference_ids(name, qwen_package, deepseek_json, before, run, after):
     """The windowing itself, at a scale hypothesis can explore: pieces of 1,024

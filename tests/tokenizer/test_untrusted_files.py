@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import toklane
+from tests.profiles import examples
 from toklane.tokenizer import bundled, files, patterns
 from toklane.tokenizer.bytelevel import bytes_to_token_string
 
@@ -397,7 +398,7 @@ def tekken_base(tekken_small) -> dict[str, Any]:
     return tekken_small
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_tekken_loads_or_fails_cleanly(tmp_path, tekken_base, data):
     doc = data.draw(_tekken_mutations(tekken_base))
@@ -451,7 +452,7 @@ def _mutated(small_ranks_file: bytes, edits: list[tuple[Any, ...]]) -> bytes:
     return b"\n".join(lines)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=st.lists(_LINE_EDIT, min_size=1, max_size=3))
 def test_mutated_tiktoken_ranks_load_or_fail_cleanly(tmp_path, small_ranks_file, edits):
     data = _mutated(small_ranks_file, edits)
@@ -477,7 +478,7 @@ def _line_reader(data: bytes) -> dict[bytes, int] | str:
 _RANK_EDIT = st.tuples(st.just("rank"), st.integers(0, 999), st.integers(0, 1100).map(str))  # often still readable
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     edits=st.lists(_LINE_EDIT, max_size=4) | st.lists(_RANK_EDIT, max_size=3),
     trailing=st.sampled_from([b"", b"\n", b"\n\n"]),
@@ -509,7 +510,7 @@ _RANK_VALUE = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(values=st.lists(_RANK_VALUE, max_size=10), offset=st.integers(-2, 3), shuffle=st.randoms())
 def test_ranks_range_check_agrees_with_its_definition(values, offset, shuffle):
     if shuffle.random() < 0.5:

@@ -10,7 +10,6 @@ is compared on the mixed corpus and on the inputs the engines handle with care.
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import shutil
 import threading
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 
 import toklane
+from tests.profiles import examples
 from tests.references import CORPUS
 from tests.tokenizer import pipelines
 from toklane.tokenizer.engines import staged
@@ -29,7 +29,6 @@ from toklane.tokenizer.files import Pipeline
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _names = itertools.count()
-FUZZ = int(os.environ.get("TOKLANE_FUZZ_EXAMPLES", "0"))
 
 
 def hf_ids(hf: HFTokenizer, text: str, *, split: bool = False, special: bool = False) -> list[int] | None:
@@ -80,7 +79,7 @@ def _fast(pipeline: dict) -> bool:
 
 
 @settings(
-    max_examples=FUZZ or 60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -292,7 +291,7 @@ def test_sentencepiece_style_tokenizer_json_on_the_corpus(sentencepiece_style):
         assert_same(tok, hf, CORPUS + SPECIALS)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(texts=st.lists(pipelines.texts, min_size=1, max_size=6))
 def test_sentencepiece_style_tokenizer_json_equals_hf(sentencepiece_style, texts):
     hf, first, upgraded = sentencepiece_style
