@@ -32,7 +32,7 @@ from .engines import quickranks
 from .engines.base import AddedToken, Backend
 from .engines.choose import choose_engine
 from .engines.compiled import NATIVE as compiled_in_use
-from .engines.compiled import compiled_engine
+from .engines.compiled import CompiledEngine, compiled_engine
 from .engines.compiled import handles as compiled_handles
 from .engines.hf import HFBackend
 from .engines.quickranks import CheckedEngine
@@ -317,7 +317,6 @@ def _fastokens_build(
     :mod:`.irregular`; tekken's ids from 1,000; Qwen3.5/3.6 on the compiled engine). Not where
     tiktoken alone runs a pattern nothing else compiles."""
     from .engines import fastokens
-    from .engines.compiled import CompiledEngine
 
     if not isinstance(engine, (CheckedEngine, CompiledEngine)) or not fastokens.available():
         return None

@@ -463,6 +463,6 @@ def _decoding_backend(backend: Any) -> Any:
     """The backend that decodes for ``backend``: the one an upgrade counts for (:mod:`.engines.staged`),
     or that fastokens leaves decoding to (:mod:`.engines.fastokens`), else itself."""
     backend = getattr(backend, "inner", backend)
-    if backend.engine == "fastokens" and not backend._decodes:
+    if backend.engine == "fastokens" and not backend.decodes:
         return backend.exact
     return backend

@@ -223,7 +223,7 @@ class FastokensBackend:
         native.no_padding()
         self._tok = native
         self.exact = exact
-        self._decodes = decodes
+        self.decodes = decodes  # (else the exact backend decodes: Tokenizer's id reader looks)
         self._template = template
         self._nfc = nfc
         self._bos = [] if bos_id is None else [bos_id]
@@ -234,16 +234,23 @@ class FastokensBackend:
     def _run(self, call: Callable[[Any], Any], texts: Any, on_exact: Callable[[Backend], Any]) -> Any:
         try:
             return call(texts)
-        except UnicodeEncodeError:  # a lone surrogate: read as U+FFFD, as every toklane engine reads it
-            texts = _replaced(texts)
-            try:
-                return call(texts)
-            except BaseException as exc:
-                if not is_engine_failure(exc):
-                    raise
         except BaseException as exc:
-            if not is_engine_failure(exc):
-                raise
+            return self._recover(exc, call, texts, on_exact)
+
+    def _recover(
+        self, exc: BaseException, call: Callable[[Any], Any], texts: Any, on_exact: Callable[[Backend], Any]
+    ) -> Any:
+        """After ``call(texts)`` raised ``exc``: a lone surrogate is read as U+FFFD (as every toklane
+        engine reads it) and the call made again; any other engine failure, or a second one, goes to
+        the exact engine; an interrupt is raised again."""
+        if not is_engine_failure(exc):
+            raise exc
+        if isinstance(exc, UnicodeEncodeError):
+            try:
+                return call(_replaced(texts))
+            except BaseException as again:
+                if not is_engine_failure(again):
+                    raise
         return on_exact(self.exact)
 
     # encode ------------------------------------------------------------------
@@ -267,13 +274,12 @@ class FastokensBackend:
         try:  # (the common case without the closures of _run)
             return tok.encode(text, False, split_special_tokens).ids
         except BaseException as exc:
-            if not is_engine_failure(exc):
-                raise
-        return self._run(
-            lambda t: tok.encode(t, False, split_special_tokens).ids,
-            text,
-            lambda exact: exact.encode(text, split_special_tokens),
-        )
+            return self._recover(
+                exc,
+                lambda t: tok.encode(t, False, split_special_tokens).ids,
+                text,
+                lambda exact: exact.encode(text, split_special_tokens),
+            )
 
     def _aside(self, texts: list[str]) -> set[int]:
         """The texts of a batch that :meth:`encode` takes one by one: those NFC would change (where the
@@ -286,10 +292,15 @@ class FastokensBackend:
 
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
         aside = self._aside(texts)
-        if aside:
-            rest = [t for k, t in enumerate(texts) if k not in aside]
-            done = iter(self.encode_batch(rest, split_special_tokens) if rest else ())
-            return [self.encode(t, split_special_tokens) if k in aside else next(done) for k, t in enumerate(texts)]
+        return self._mixed(texts, aside, split_special_tokens) if aside else self._batch(texts, split_special_tokens)
+
+    def _mixed(self, texts: list[str], aside: set[int], split_special_tokens: bool) -> list[list[int]]:
+        """A batch whose texts ``aside`` go one by one through :meth:`encode`, the rest as one batch."""
+        rest = [t for k, t in enumerate(texts) if k not in aside]
+        done = iter(self._batch(rest, split_special_tokens) if rest else ())
+        return [self.encode(t, split_special_tokens) if k in aside else next(done) for k, t in enumerate(texts)]
+
+    def _batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
         tok = self._tok
         return self._run(
             lambda ts: [e.ids for e in tok.encode_batch(ts, False, split_special_tokens)],
@@ -298,8 +309,9 @@ class FastokensBackend:
         )
 
     def encode_batch_flat(self, texts: list[str], split_special_tokens: bool) -> tuple[Any, Any]:
-        if self._aside(texts):
-            return flatten(self.encode_batch(texts, split_special_tokens))
+        aside = self._aside(texts)
+        if aside:
+            return flatten(self._mixed(texts, aside, split_special_tokens))
         import numpy as np
 
         tok = self._tok
@@ -321,7 +333,7 @@ class FastokensBackend:
 
     # decode ------------------------------------------------------------------
     def decode(self, ids: Sequence[int], skip_special_tokens: bool) -> str:
-        if not self._decodes:
+        if not self.decodes:
             return self.exact.decode(ids, skip_special_tokens)
         tok = self._tok
         ids = list(ids)
