@@ -5,7 +5,7 @@ fastokens (PyPI ``fastokens``) encodes a HF ``tokenizer.json`` (:func:`from_json
 hypothesis over generated pipelines and texts, and on corpora: ``tests/tokenizer/test_user_files.py``),
 and a ranks table with its pattern exactly as tiktoken does (:func:`from_ranks`: through fastokens'
 ranks reader, or HF's conversion of the ranks: every bundled ranks vocabulary), ~2x
-faster than toklane's own engines on first calls, one core, and up to 10x on short texts (Llama
+faster than toklane's own engines on first calls, one core, and ~9x on short texts (Llama
 3's; ``benchmarks/tokenizer.py``). Around it:
 
 * totality: a lone surrogate is read as U+FFFD (as every toklane engine reads it; fastokens refuses

@@ -1,8 +1,8 @@
 """A faster engine built in the background once it pays, then swapped in.
 
-fastokens encodes 3-100x faster than the engine a ``tokenizer.json`` loads with, and 2-3x (16x on
+fastokens encodes 3-100x faster than the engine a ``tokenizer.json`` loads with, and ~2x (~9x on
 Llama 3's short texts) faster than the engines the bundled vocabularies load with (quicktok, compiled),
-but takes ~6x HF ``tokenizers``' load time to build (1.8 s for DeepSeek-V4's 129K tokens; 0.4-2.5 s
+but takes ~6x HF ``tokenizers``' load time to build (1.8 s for DeepSeek-V4's 129K tokens; 0.4-4.8 s
 for the bundled ranks tables, :func:`.fastokens.from_ranks`). So a tokenizer is served
 at once by the fast-loading exact engine :func:`.choose.choose_engine` picked, and the faster one is
 built later, as a ski-rental: once the work the first engine has done would have taken (by the
