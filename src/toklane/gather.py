@@ -26,7 +26,6 @@ Two implementations, one contract (tests run both on the same ids):
 
 from __future__ import annotations
 
-import os
 from array import array
 from collections.abc import Iterable
 from operator import itemgetter
@@ -34,11 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .switches import pure_python
+
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
 
 try:
-    if os.environ.get("TOKLANE_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python():
         raise ImportError("TOKLANE_PURE_PYTHON is set")
     from ._gather import id_list as _native_id_list
     from ._gather import ints as _native_ints

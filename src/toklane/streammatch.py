@@ -25,7 +25,6 @@ alternations) does it, jumping between occurrences of a shared first symbol.
 
 from __future__ import annotations
 
-import os
 import re
 import struct
 from collections import deque
@@ -33,10 +32,12 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from .switches import pure_python
+
 S = TypeVar("S", str, bytes)
 
 try:  # the compiled scan (setup.py builds it where a C compiler is present)
-    if os.environ.get("TOKLANE_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python():
         raise ImportError("TOKLANE_PURE_PYTHON is set")
     from ._trie import find_all as _native_find_all
 except ImportError:

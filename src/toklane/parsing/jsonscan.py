@@ -16,9 +16,10 @@ state machine.
 
 from __future__ import annotations
 
-import os
 import re
 from json.decoder import JSONDecoder, scanstring
+
+from ..switches import pure_python
 
 # States.
 VALUE = 0  # a value must start here
@@ -82,7 +83,7 @@ def _string_end(s: str, i: int) -> int:
 # (toklane._json: checked in place, nothing built; valid is what JsonScanner accepts), else json's C
 # decoder.
 try:
-    if os.environ.get("TOKLANE_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python():
         raise ImportError("TOKLANE_PURE_PYTHON is set")
     from .._json import string_end, value_end
 except ImportError:

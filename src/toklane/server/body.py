@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import email.message
 import json
-import os
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -44,6 +43,7 @@ from starlette.background import BackgroundTask, BackgroundTasks
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..switches import pure_python
 from .heap import LARGE_BODY_BYTES, large_work, release
 
 __all__ = [
@@ -67,7 +67,7 @@ SPLIT_DEPTH = 16
 _WS = " \t\n\r"
 
 try:
-    if os.environ.get("TOKLANE_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python():
         raise ImportError("TOKLANE_PURE_PYTHON is set")
     from .._json import members as _members
 except ImportError:  # no compiler at install: whole documents in one json.loads call (same values)
