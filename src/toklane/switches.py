@@ -47,11 +47,11 @@ variable                    values                         meaning (who reads it
                                                            ``server.app.app_from_env`` (uvicorn passes a
                                                            factory's arguments no other way).
 ``RAYON_NUM_THREADS``,      set to ``1`` / ``false``       Written, not read, by toklane: corpus worker
-``TOKENIZERS_PARALLELISM``                                 processes (``corpus.work.single_thread_env``:
-                                                           the local pool's workers and Ray actors) set
-                                                           them for the third-party Rust libraries that
-                                                           read them (HF ``tokenizers``, fastokens), so
-                                                           that N workers use N cores.
+``TOKENIZERS_PARALLELISM``                                 processes (``corpus.work.single_thread``: the
+                                                           local pool's workers and Ray actors) set them
+                                                           for HF ``tokenizers``, whose Rust thread pool
+                                                           reads them (its only setting), so that N
+                                                           workers use N cores.
 =========================== ============================== ==============================================
 """
 

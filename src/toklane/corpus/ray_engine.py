@@ -59,7 +59,7 @@ from .work import (
     build_table,
     prepare_output,
     shard_path,
-    single_thread_env,
+    single_thread,
     unify_shards,
     write_shard,
 )
@@ -201,7 +201,7 @@ class Encoder:
     def __init__(self, model: str, splits: tuple[Split, ...], opts: Options, limits: Limits, state: Any = None):
         from ..tokenizer import load_tokenizer
 
-        single_thread_env()  # one core per actor, as one local worker
+        single_thread()  # one core per actor, as one local worker
         self.tok = load_tokenizer(model)
         self.splits, self.opts, self.limits, self.state = splits, opts, limits, state
         if state is not None:  # so the driver can free this actor's CPU once the pipeline ends

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..switches import set_thread_limit
 from .inputs import CorpusError, Split, read_chunks
 from .records import IDS, NUM_TOKENS, Encoded, Options, encode_items
 from .stats import Histogram
@@ -81,9 +82,14 @@ class SplitResult:
 _STATE: dict[str, Any] = {}
 
 
-def single_thread_env() -> None:
-    """Tokenizer engines in this process use one thread (set before the tokenizer loads)."""
-    os.environ["TOKLANE_THREADS"] = "1"
+def single_thread() -> None:
+    """Tokenizer engines in this worker process use one thread (called before the tokenizer loads).
+
+    toklane's engines take the limit through :func:`toklane.switches.set_thread_limit`. The two
+    variables are for HF ``tokenizers`` (its Rust thread pool), which reads them from the process
+    environment: that is its only setting, and this process is a job's worker (a pool process or a
+    Ray actor), so setting it here reaches no user code."""
+    set_thread_limit(1)
     os.environ["RAYON_NUM_THREADS"] = "1"
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
@@ -91,7 +97,7 @@ def single_thread_env() -> None:
 def init_worker(model: str, opts: Options, limits: Limits, queue: Any = None, parent: int | None = None) -> None:
     """Pool initializer: one thread, the tokenizer loaded once by its name (nothing pickled);
     the process ends as soon as ``parent`` (the job's process) is gone."""
-    single_thread_env()
+    single_thread()
     if parent is not None:
         exit_with_parent(parent)
     from ..tokenizer import load_tokenizer

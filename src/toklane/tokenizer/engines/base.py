@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from ...errors import InvalidArgumentError
 from ...streammatch import Literals
+from ...switches import thread_limit
 from ..pieces import (
     UnjoinableWindowsError,
 )
@@ -108,14 +109,15 @@ _SPLITTABLE_ENDINGS = (r"\s*[\r\n]+|\s+(?!\S)|\s+", r"\s*[\r\n]|\s+(?!\S)|\s")
 
 def cpu_count() -> int:
     """Threads a tokenizer engine may use: the cores this process may run on, at most
-    ``TOKLANE_THREADS`` where that is set (read when a tokenizer is built; corpus
-    workers set it to 1 so that N workers use N cores)."""
+    :func:`toklane.switches.thread_limit` (``TOKLANE_THREADS``, or what
+    :func:`~toklane.switches.set_thread_limit` set: corpus workers set 1 so that N workers
+    use N cores). Read when an engine is built."""
     try:
         cores = max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         cores = max(1, os.cpu_count() or 1)
-    limit = os.environ.get("TOKLANE_THREADS", "")
-    return min(cores, max(1, int(limit))) if limit.isdigit() else cores
+    limit = thread_limit()
+    return cores if limit is None else min(cores, limit)
 
 
 # --------------------------------------------------------------------------- backends
