@@ -19,8 +19,8 @@ their merges there), and hands the words that do hold one to tiktoken.
 
 Finding them takes 1-3 s per vocabulary (rank BPE of every token, in Python);
 the bundled vocabularies' lists are stored here, keyed by their data, and found
-at load for any other. :func:`print_stored` prints the table for the installed
-packages.
+at load for any other. ``tools/irregular_table.py`` (in the source repository, not
+the package) prints the table for the installed packages.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def stored_irregular(key: str | None) -> tuple[int, ...] | None:
     return None if ids is None else tuple(map(int, ids.split()))
 
 
-# Ranks' key -> their irregular ids (as `print_stored()` prints them for the installed packages).
+# Ranks' key -> their irregular ids (as tools/irregular_table.py prints them for the installed packages).
 _STORED: dict[str, str] = {
     # cl100k_base: 0
     "quicktok 0.4.0 cl100k_base": "",
@@ -226,26 +226,3 @@ _STORED: dict[str, str] = {
     # mistral-tekken: 0
     "eccd1665d2e477697c33cb7f0daa6f6dfefc57a0a6bceb66d4be52952f827516": "",
 }
-
-QUICKTOK_ENCODINGS = ("cl100k_base", "o200k_base", "o200k_harmony", "llama3", "qwen3")
-FILE_VOCABULARIES = ("qwen3.6", "mistral-tekken")
-
-
-def print_stored() -> None:
-    """The stored table's entries for the installed packages, as Python source
-    (what :func:`find_irregular` finds in each)."""
-    from .. import load_tokenizer
-
-    for name in QUICKTOK_ENCODINGS + FILE_VOCABULARIES:
-        try:
-            tok = load_tokenizer(name)
-        except Exception as exc:  # an optional package (mistral) that is not installed
-            print(f"    # {name}: not loaded ({exc})")
-            continue
-        key = quicktok_key(name) if name in QUICKTOK_ENCODINGS else file_key(tok.source)
-        ranks = {data: i for i, data in tok._backend._engine.iter_token_bytes()}
-        ids = [str(i) for i in find_irregular(ranks)]
-        lines = [" ".join(ids[k : k + 14]) for k in range(0, len(ids), 14)]
-        print(f"    # {name}: {len(ids)}")
-        body = "".join(f'\n        "{line} "' for line in lines)
-        print(f'    "{key}": ({body}\n    ),' if lines else f'    "{key}": "",')
