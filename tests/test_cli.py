@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -196,6 +197,33 @@ def test_errors_are_one_line_without_traceback(args, needle):
 
 def test_bench_outside_a_checkout_is_a_clean_error(tmp_path):
     assert_clean_error(run("bench", "--dir", str(tmp_path)), "no benchmarks folder")
+
+
+def test_bench_from_an_installed_package_says_the_scripts_ship_with_the_repository(tmp_path):
+    """An installed copy of the package (no checkout around it) has no benchmarks: one line saying
+    where they are and how to run them, not a path under site-packages."""
+    site = tmp_path / "lib" / "python3" / "site-packages"
+    package = Path(toklane.__file__).resolve().parent
+    shutil.copytree(package, site / "toklane", ignore=shutil.ignore_patterns("__pycache__"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "toklane.cli", "bench", "--quick"],
+        env={**os.environ, "PYTHONPATH": str(site)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert_clean_error(proc, "the benchmarks ship with toklane's source repository, not with the installed package")
+    assert "pip install -e '.[bench]'" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_bench_finds_the_checkouts_scripts():
+    from toklane import cli
+
+    root = Path(__file__).resolve().parents[1]
+    if Path(cli.__file__).resolve().parent != root / "src" / "toklane":
+        pytest.skip("toklane is not installed from this checkout")
+    assert cli._benchmarks_dir(None) == root / "benchmarks"
 
 
 def test_usage_errors_exit_2():

@@ -768,14 +768,26 @@ def _missing_module_error(exc: ModuleNotFoundError, command: str | None) -> str 
     return None
 
 
-def _benchmarks_dir(explicit: str | None) -> Path:
-    folder = Path(explicit) if explicit else Path(__file__).resolve().parents[2] / "benchmarks"
-    if not (folder / "_common.py").is_file():
-        raise CliError(
-            f"no benchmarks folder at {folder}: `toklane bench` runs the scripts of a source checkout "
-            "(pip install -e '.[bench]'), or pass --dir"
-        )
-    return folder
+def _benchmarks_dir(explicit: str | None, package: Path | None = None) -> Path:
+    """The benchmark scripts' folder: ``--dir``, else ``benchmarks/`` of the source checkout this
+    toklane runs from (``package``: its ``toklane`` folder; an editable install's is ``src/toklane``).
+    The scripts ship with the source repository, not with the installed package."""
+    if explicit:
+        folder = Path(explicit)
+        if not (folder / "_common.py").is_file():
+            raise CliError(
+                f"no benchmarks folder at {folder}: --dir names the benchmarks/ folder of a toklane checkout"
+            )
+        return folder
+    root = (package or Path(__file__).resolve().parent).parent.parent
+    folder = root / "benchmarks"
+    if (root / "pyproject.toml").is_file() and (folder / "_common.py").is_file():
+        return folder
+    raise CliError(
+        "the benchmarks ship with toklane's source repository, not with the installed package: in a "
+        "checkout, pip install -e '.[bench]' and run `toklane bench` there (or python benchmarks/<name>.py), "
+        "or pass --dir <checkout>/benchmarks"
+    )
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -1035,12 +1047,16 @@ def build_parser() -> argparse.ArgumentParser:
     formats.add_argument("--json", action="store_true", help="print JSON")
     formats.set_defaults(func=_cmd_formats)
 
-    bench = sub.add_parser("bench", help="run the benchmarks and print their tables", **sub_options)
+    bench = sub.add_parser(
+        "bench", help="run the benchmarks and print their tables (scripts of a source checkout)", **sub_options
+    )
     bench.add_argument(
         "names", nargs="*", metavar="NAME", help=f"benchmarks to run ({', '.join(BENCHMARKS)}; default: all)"
     )
     bench.add_argument("--quick", action="store_true", help="smaller sizes")
-    bench.add_argument("--dir", help="benchmarks folder (default: the source checkout's)")
+    bench.add_argument(
+        "--dir", help="the benchmarks/ folder of a toklane checkout (default: the checkout toklane runs from)"
+    )
     bench.set_defaults(func=_cmd_bench)
     return parser
 
