@@ -16,7 +16,7 @@ import toklane
 from tests.conformance.test_conformance import SUITES
 from tests.parsing.helpers import chunks, norm, tokenizer
 from toklane import ParseResult
-from toklane.parsing.api import _PROTOTYPES, _combo, _keep_prototype
+from toklane.parsing.api import _PROTOTYPES, _keep_prototype, format_combo
 
 FORMATS = sorted({(s.tokenizer, s.reasoning or "", s.tools or "") for s in SUITES})
 ARGS = [(thinking, stream) for thinking in (None, True, False) for stream in (False, True)]
@@ -31,7 +31,7 @@ def _none(name: str) -> str | None:
 def test_every_format_copies_a_prototype_equal_to_a_built_parser(tok_name: str, reasoning: str, tools: str) -> None:
     tok = tokenizer(tok_name)
     r, t = _none(reasoning), _none(tools)
-    combo = _combo(r, t)
+    combo = format_combo(r, t)
     for thinking, stream in ARGS:
         first = toklane.get_parser(tok, r, t, thinking=thinking, stream_arguments=stream)
         assert (r, t, thinking, stream, "keep") in tok.__dict__[_PROTOTYPES], "this format is always built"

@@ -18,7 +18,7 @@ _NEG_INF = float("-inf")
 
 
 @dataclass(frozen=True)
-class _Marker:
+class ThinkingMarker:
     """One marker compiled for one tokenizer: its matcher pattern, in id space or byte space."""
 
     text: str
@@ -64,24 +64,29 @@ class _Marker:
         return start, end
 
 
-def _compile_marker(sym: TokenSymbols, text: str) -> _Marker:
+def _compile_marker(sym: TokenSymbols, text: str) -> ThinkingMarker:
     ids = sym.added_only(text)
     if ids is not None:
         pattern = "".join(map(chr, ids))
-        return _Marker(text, pattern, automaton((pattern,)), None)
+        return ThinkingMarker(text, pattern, automaton((pattern,)), None)
     pattern = sym.pattern(text)
-    return _Marker(text, pattern, automaton((pattern,)), sym)
+    return ThinkingMarker(text, pattern, automaton((pattern,)), sym)
 
 
 @dataclass(frozen=True)
-class _Plan:
+class ThinkingPlan:
+    """A reasoning format's markers for one tokenizer: start (if any) and end compiled, and the ids
+    that force the end of reasoning."""
+
     markers: ReasoningMarkers
-    start: _Marker | None
-    end: _Marker
+    start: ThinkingMarker | None
+    end: ThinkingMarker
     force: tuple[int, ...]
 
 
-def _plan(tokenizer: Tokenizer | Any, reasoning: str) -> _Plan:
+def thinking_plan(tokenizer: Tokenizer | Any, reasoning: str) -> ThinkingPlan:
+    """``reasoning``'s markers compiled for ``tokenizer`` (built once per tokenizer and format): a
+    marker the tokenizer cannot spell, or an unknown format, raises here, at setup."""
     markers = markers_for(reasoning)
     if markers is None:
         from ..parsing import reasoning_formats
@@ -89,11 +94,11 @@ def _plan(tokenizer: Tokenizer | Any, reasoning: str) -> _Plan:
         raise UnknownFormatError("reasoning", reasoning, reasoning_formats())
     sym = token_symbols(tokenizer)
 
-    def build() -> _Plan:
+    def build() -> ThinkingPlan:
         found = _resolved(markers, sym)
         start = _compile_marker(sym, found.start) if found.start else None
         force = sym.token_ids(found.budget_end, f"forcing the end of {reasoning} reasoning")
-        return _Plan(found, start, _compile_marker(sym, found.end), force)
+        return ThinkingPlan(found, start, _compile_marker(sym, found.end), force)
 
     return sym.compiled(f"reasoning:{reasoning}", build)
 
@@ -110,7 +115,7 @@ def _resolved(markers: ReasoningMarkers, sym: TokenSymbols) -> ReasoningMarkers:
     return replace(markers, start=start, end=end, budget_end=budget_end)
 
 
-def _prompt_state(plan: _Plan, prompt: Any) -> tuple[bool, int, bool]:
+def prompt_state(plan: ThinkingPlan, prompt: Any) -> tuple[bool, int, bool]:
     """(inside reasoning at the end of the prompt, prompt tokens after the start, decided by implicit_start).
 
     Searches backwards in growing windows, so the usual case (a start marker
@@ -204,12 +209,12 @@ class ThinkingBudget:
             raise TypeError(f"max_thinking_tokens must be an int, got {max_thinking_tokens!r}")
         if max_thinking_tokens < 0:
             raise ValueError(f"max_thinking_tokens must be >= 0, got {max_thinking_tokens}")
-        self._plan = plan = _plan(tokenizer, reasoning)
+        self._plan = plan = thinking_plan(tokenizer, reasoning)
         self._budget = max_thinking_tokens
         if prompt_ids is None:
             inside, base, implicit = plan.markers.implicit_start, 0, True
         else:
-            inside, base, implicit = _prompt_state(plan, prompt_ids)
+            inside, base, implicit = prompt_state(plan, prompt_ids)
         self._base = base
         self._start_scan = plan.start.scanner(0) if plan.start and not inside else None
         self._anchor = plan.start if plan.start and inside and implicit else None

@@ -55,10 +55,10 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("toklane.integrations.sglang needs SGLang (tested with sglang==0.5.23)") from exc
 
-from ..decoding.thinking import _plan
+from ..decoding.thinking import thinking_plan
 from ..errors import InvalidArgumentError, ToklaneError
 from ..parsing import format_catalog, get_parser, parse
-from ..parsing.api import _combo
+from ..parsing.api import format_combo
 from ..parsing.tables import Tables, tables_for
 from ..parsing.types import Delta, ParseResult
 from ..reasoning_markers import markers_for
@@ -182,7 +182,7 @@ class ToklaneFunctionCallDetector(BaseFormatDetector):
 def _marker_texts(tok: Tokenizer, fmt: str) -> tuple[str, str, bool]:
     """The format's start and end marker texts, and whether its output starts inside reasoning by default."""
     try:
-        markers = _plan(tok, fmt).markers
+        markers = thinking_plan(tok, fmt).markers
     except ToklaneError:
         markers = markers_for(fmt)
     if markers is None:
@@ -260,7 +260,7 @@ class ToklaneReasoningDetector(BaseReasoningFormatDetector):
     def _new_stream(self) -> Any:
         if not self._keep_special:
             return get_parser(self._tok, reasoning=self.reasoning_format, thinking=self._thinking)
-        combo = _combo(self.reasoning_format, None)
+        combo = format_combo(self.reasoning_format, None)
         if not combo.rfmt.marker_list():  # no marker to read: the format's own parser reads it
             return get_parser(self._tok, reasoning=self.reasoning_format, thinking=self._thinking)
         tables = tables_for(self._tok, ("sglang:keep-special", combo), lambda: _keep_special_tables(self._tok, combo))

@@ -56,7 +56,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("toklane.integrations.vllm needs vLLM (tested with vllm==0.33.0)") from exc
 
-from ..decoding.thinking import _plan, _prompt_state
+from ..decoding.thinking import prompt_state, thinking_plan
 from ..parsing import format_catalog, get_parser, parse
 from ..parsing.api import reasoning_format
 from ..parsing.types import Delta, ParseResult
@@ -160,7 +160,7 @@ class ToklaneReasoningParser(_OneStream, ReasoningParser):
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
         self._tok = _tokenizer(tokenizer)
-        self._plan = _plan(self._tok, self.reasoning_format)  # a missing marker fails at start-up
+        self._plan = thinking_plan(self._tok, self.reasoning_format)  # a missing marker fails at start-up
         self._thinking: bool | None = None
         self._answered = False  # non-blank content was read
         fmt = reasoning_format(self.reasoning_format)
@@ -185,7 +185,7 @@ class ToklaneReasoningParser(_OneStream, ReasoningParser):
     # ---- token ids
     def _ended(self, ids: Sequence[int]) -> bool:
         """Whether ``ids`` close reasoning: an end marker after the last start marker."""
-        inside, _, implicit = _prompt_state(self._plan, ids)
+        inside, _, implicit = prompt_state(self._plan, ids)
         return not inside and not implicit
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
@@ -206,7 +206,7 @@ class ToklaneReasoningParser(_OneStream, ReasoningParser):
         return list(input_ids[scanner.end :])
 
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
-        inside, _, implicit = _prompt_state(self._plan, prompt_token_ids)
+        inside, _, implicit = prompt_state(self._plan, prompt_token_ids)
         self._thinking = None if implicit else inside
 
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:

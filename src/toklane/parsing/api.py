@@ -131,7 +131,7 @@ def _lenient(kind: str, name: object, names: dict[str, Any], formats: dict[str, 
     raise UnknownFormatError(kind, name, formats, near)
 
 
-class _Combo:
+class FormatCombo:
     """A validated (reasoning, tools) pair: its formats, machine class and table key."""
 
     __slots__ = ("cls", "key", "rfmt", "tfmt")
@@ -174,11 +174,11 @@ def _keep_prototype(tok: Tokenizer, key: tuple[Any, ...], parser: StreamParser) 
 
 
 # Only validated pairs of known names are stored: bounded by the format tables.
-_COMBOS: dict[tuple[Any, Any], _Combo] = {}
-_CANONICAL: dict[tuple[str, str], _Combo] = {}
+_COMBOS: dict[tuple[Any, Any], FormatCombo] = {}
+_CANONICAL: dict[tuple[str, str], FormatCombo] = {}
 
 
-def _combo(reasoning: Any, tools: Any) -> _Combo:
+def format_combo(reasoning: Any, tools: Any) -> FormatCombo:
     if not _loaded:
         _registry()
     rfmt = tfmt = None
@@ -196,7 +196,7 @@ def _combo(reasoning: Any, tools: Any) -> _Combo:
             f"reasoning format {rfmt.name!r} and tool format {tfmt.name!r} cannot be combined: "
             "they are read by different message machines"
         )
-    combo = _Combo(rfmt, tfmt)
+    combo = FormatCombo(rfmt, tfmt)
     # One object per canonical pair (aliases share it): it keys the per-tokenizer tables.
     combo = _COMBOS[(reasoning, tools)] = _CANONICAL.setdefault(combo.key, combo)
     return combo
@@ -291,7 +291,7 @@ def _build_parser(
     tok = tokenizer if type(tokenizer) is Tokenizer else load_tokenizer(tokenizer)
     combo = _COMBOS.get((reasoning, tools))
     if combo is None:
-        combo = _combo(reasoning, tools)
+        combo = format_combo(reasoning, tools)
     rfmt, tfmt = combo.rfmt, combo.tfmt
     try:
         tables = tok._toklane_parsing_tables[combo]  # type: ignore[attr-defined]
