@@ -24,8 +24,8 @@ from .work import (
     SplitResult,
     count_split,
     init_worker,
+    local_state,
     prepare_output,
-    set_state,
     shard_path,
     tokenize_split,
     unify_shards,
@@ -150,20 +150,14 @@ def _run_local(
 ) -> Iterator[SplitResult]:
     """Results of ``todo`` in split order (a pool of ``job.workers`` processes, or this one)."""
     if job.workers == 1:
-        from .work import _STATE
-
-        saved = dict(_STATE)
         report = (lambda item: progress(*item)) if progress is not None else None
         from ..tokenizer import load_tokenizer
 
+        # (not `or`: that would build the vocabulary, len(tok))
         tok = job.local_tokenizer if job.local_tokenizer is not None else load_tokenizer(job.model)
-        set_state(tok, job.opts, job.limits, report)  # (`or` would build the vocabulary: len(tok))
-        try:
+        with local_state(tok, job.opts, job.limits, report):
             for split in todo:
                 yield task(split)
-        finally:
-            _STATE.clear()
-            _STATE.update(saved)
         return
     context = multiprocessing.get_context("spawn")  # tokenizer engines hold threads: never fork them
     queue = context.SimpleQueue() if progress is not None else None
@@ -203,7 +197,7 @@ def _run_local(
             drain.join()
 
 
-class _Merger:
+class Merger:
     """Merges split results in split order: per-file totals, absolute line numbers, lengths."""
 
     def __init__(self, job: Job):
@@ -258,7 +252,7 @@ def _run(job: Job, engine: str, ray_address: str | None, progress: Progress | No
         from .ray_engine import run_ray
 
         return run_ray(job, ray_address, progress)
-    merger = _Merger(job)
+    merger = Merger(job)
     if not job.tokenize:
         results = _run_local(job, count_split, list(job.splits), progress)
         try:

@@ -486,10 +486,10 @@ class _Runner:
     """One job's pipelines: ``read_datasource -> map_batches(Encoder) -> iter_batches | write_datasink``."""
 
     def __init__(self, job: Job, size: int, fixed: bool):
-        from .jobs import _Merger
+        from .jobs import Merger
 
         self.job, self.size, self.fixed = job, size, fixed
-        self.merger = _Merger(job)
+        self.merger = Merger(job)
         self.state = ray.remote(num_cpus=0)(JobState).remote()
         # Reads and writes take no CPU slot, so the encoders can hold every core; a few at a time,
         # so that they do not crowd the encoders out (reading is ~10x faster than encoding).

@@ -15,7 +15,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,6 +122,21 @@ def exit_with_parent(parent: int, interval: float = 0.1) -> None:
 
 def set_state(tok: Any, opts: Options, limits: Limits, report: Callable[[tuple[int, int]], None] | None) -> None:
     _STATE.update(tok=tok, opts=opts, limits=limits, report=report)
+
+
+@contextlib.contextmanager
+def local_state(
+    tok: Any, opts: Options, limits: Limits, report: Callable[[tuple[int, int]], None] | None
+) -> Iterator[None]:
+    """:func:`set_state` in the caller's process (a job on one worker) for the block; what was there
+    before is put back after it."""
+    saved = dict(_STATE)
+    set_state(tok, opts, limits, report)
+    try:
+        yield
+    finally:
+        _STATE.clear()
+        _STATE.update(saved)
 
 
 def _chunk_bytes(kind: str, items: Any) -> int:
