@@ -4,18 +4,21 @@
  * build(ranks, classes, grammar) -> encoder (a capsule)
  *   ranks: dict bytes -> id (tiktoken's ranks: the merge of lowest id wins; ids are ranks);
  *   classes: one byte per code point (0x110000 bytes) of C_* flags below, from the reference
- *   tokenizer's own regex engine; grammar: which pre-tokeniser (G_DEEPSEEK_V4, G_QWEN3_5).
+ *   tokenizer's own regex engine; grammar: which pre-tokeniser (G_DEEPSEEK_V4, G_QWEN3_5, G_QWEN2, G_LLAMA3, G_O200K,
+ *   G_TEKKEN; the last two read a cased class table).
  * encode(encoder, text, mode) -> list of ids (AS_LIST), their number (AS_COUNT) or bytes of native
  *   uint32 ids (AS_ARRAY, for join_ids: a long text's parts encoded on threads, one list); None when the
  *   text holds a code point flagged C_DECLINE (lone surrogates), one no alternative matches, or a
  *   byte no rank holds: the caller then encodes it with the regex engine, which is the reference.
+ * build_packed(payload, classes, grammar) -> encoder, over a packed ranks payload (image_cache's).
+ * decode(encoder, ids) -> the ids' bytes joined (None where one is not a rank).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
  * flag_scan(flags, prefixes, text) -> the positions the quicktok engines check (toklane.tokenizer
  *   .quickranks.CheckedEngine: characters quicktok may read differently, irregular tokens' starts).
  *
  * Pre-tokens follow the grammar exactly (leftmost-first alternation, greedy quantifiers with the
- * regex's backtracking worked out by hand, see ds_piece and qwen_piece). Each pre-token is one id
+ * regex's backtracking worked out by hand, see ds_piece and llama_piece). Each pre-token is one id
  * when its bytes are a token; otherwise its bytes are merged pair by pair, lowest rank first and
  * leftmost on ties
  * (tiktoken's order): in place for short pieces, with a heap for long ones (n log n, where the
@@ -44,6 +47,10 @@
 
 #define G_DEEPSEEK_V4 1
 #define G_QWEN3_5 2
+#define G_QWEN2 3
+#define G_LLAMA3 4
+#define G_O200K 5
+#define G_TEKKEN 6
 
 #define NO_RANK UINT32_MAX
 #define SHORT_PIECE 128 /* bytes: merged in place below this, with a heap from it on */
@@ -63,6 +70,8 @@ typedef struct {
     uint32_t byte_rank[256];
     uint8_t *classes;
     int grammar;
+    uint64_t *by_rank; /* (start << 32 | size) of each rank's bytes in blob, size 0 where none: decode */
+    uint32_t n_ranks;  /* by_rank's length: the largest rank + 1 */
     IdInts ids; /* the int object of each rank, made on its first use: result lists share them */
 } Encoder;
 
@@ -452,9 +461,11 @@ ds_piece(const Text *t, Py_ssize_t i)
     return -1;
 }
 
-/* The end of the pre-token that starts at i, for toklane.tokenizer.patterns.QWEN3_5:
- *   1 (?i:'s|'t|'re|'ve|'m|'ll|'d)     2 [^\r\n L N]?[L M]+     3 \p{N}
- *   4 ' '?[^\s L M N]+[\r\n]*     5 \s*[\r\n]+     6 \s+(?!\S)     7 \s+
+/* The end of the pre-token that starts at i, for the Llama-3 family of patterns in
+ * toklane.tokenizer.patterns (LLAMA3, which reads as cl100k's CL100K does; QWEN2; QWEN3_5):
+ *   1 (?i:'s|'t|'re|'ve|'m|'ll|'d)     2 [^\r\n L N]?LET+     3 \p{N}{1,digits}
+ *   4 ' '?[^\s LET N]+[\r\n]*     5 \s*[\r\n]+     6 \s+(?!\S)     7 \s+
+ * LET is L and M where marks join letters (QWEN3_5), else L; digits is 3 (LLAMA3) or 1 (Qwen).
  * (?i) folds case as Unicode does: 's' also matches U+017F and U+017F only. -1: no match. */
 static inline int
 fold_is(Py_UCS4 c, char lower)
@@ -462,8 +473,8 @@ fold_is(Py_UCS4 c, char lower)
     return c < 0x80 && (c | 0x20) == (Py_UCS4)lower;
 }
 
-static Py_ssize_t
-qwen_piece(const Text *t, Py_ssize_t i)
+static inline Py_ssize_t
+llama_piece(const Text *t, Py_ssize_t i, uint8_t let, Py_ssize_t digits)
 {
     Py_ssize_t n = t->n, j;
     Py_UCS4 c = ch(t, i);
@@ -479,22 +490,24 @@ qwen_piece(const Text *t, Py_ssize_t i)
     }
     uint8_t g = i + 1 < n ? cls(t, i + 1) : 0;
     /* 2: the optional prefix may be anything but \r \n L N */
-    if ((f & (C_L | C_M)) || (c != '\r' && c != '\n' && !(f & (C_L | C_N)) && (g & (C_L | C_M)))) {
-        for (j = i + 1; j < n && (cls(t, j) & (C_L | C_M)); j++)
+    if ((f & let) || (c != '\r' && c != '\n' && !(f & (C_L | C_N)) && (g & let))) {
+        for (j = i + 1; j < n && (cls(t, j) & let); j++)
             ;
         return j;
     }
-    if (f & C_N) /* 3 */
-        return i + 1;
-#define QW_PSO(x) (!((x) & (C_WS | C_L | C_M | C_N)))
-    if (QW_PSO(f) || (c == ' ' && i + 1 < n && QW_PSO(g))) { /* 4 */
-        for (j = i + 1; j < n && QW_PSO(cls(t, j)); j++)
+    if (f & C_N) { /* 3 */
+        for (j = i + 1; j < n && j < i + digits && (cls(t, j) & C_N); j++)
+            ;
+        return j;
+    }
+    uint8_t not_pso = C_WS | C_N | let;
+    if (!(f & not_pso) || (c == ' ' && i + 1 < n && !(g & not_pso))) { /* 4 */
+        for (j = i + 1; j < n && !(cls(t, j) & not_pso); j++)
             ;
         while (j < n && (ch(t, j) == '\r' || ch(t, j) == '\n'))
             j++;
         return j;
     }
-#undef QW_PSO
     if (f & C_WS) {
         Py_ssize_t w, last_newline = -1;
         for (w = i; w < n && (cls(t, w) & C_WS); w++)
@@ -507,6 +520,128 @@ qwen_piece(const Text *t, Py_ssize_t i)
         return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
     }
     return -1;
+}
+
+/* The o200k family's case-aware grammar (toklane.tokenizer.patterns.O200K; TEKKEN without the
+ * contractions, digits one at a time), in a class table where letters carry C_P for Lu/Lt and C_S
+ * for Ll (letters hold neither otherwise: unicode_classes.class_table(cased=True)):
+ *   1 [^\r\n L N]?U*W+C?     2 [^\r\n L N]?U+W*C?     3 \p{N}{1,digits}
+ *   4 ' '?[^\s L N]+[\r\n/]*     5 \s*[\r\n]+     6 \s+(?!\S)     7 \s+
+ * U: [Lu Lt Lm Lo M], W: [Ll Lm Lo M], C: (?i:'s|'t|'re|'ve|'m|'ll|'d) where contractions is set.
+ * In 1, U* gives back characters until W+ can start: the first non-U character where it is Ll
+ * (W+ then runs on), else the last U character that is also W (Lm Lo M: W+ is that one). */
+static inline int
+in_u(uint8_t f)
+{
+    return (f & C_M) || ((f & C_L) && !(f & C_S));
+}
+
+static inline int
+in_w(uint8_t f)
+{
+    return (f & C_M) || ((f & C_L) && !(f & C_P));
+}
+
+static inline Py_ssize_t
+contraction(const Text *t, Py_ssize_t j)
+{
+    Py_ssize_t n = t->n;
+    if (j + 1 >= n || ch(t, j) != '\'')
+        return j;
+    Py_UCS4 a = ch(t, j + 1), b = j + 2 < n ? ch(t, j + 2) : 0;
+    if (fold_is(a, 's') || a == 0x17F || fold_is(a, 't') || fold_is(a, 'm') || fold_is(a, 'd'))
+        return j + 2;
+    if (((fold_is(a, 'r') || fold_is(a, 'v')) && fold_is(b, 'e')) || (fold_is(a, 'l') && fold_is(b, 'l')))
+        return j + 3;
+    return j;
+}
+
+/* U*W+ from j: its end, or -1 */
+static Py_ssize_t
+cased_lower_from(const Text *t, Py_ssize_t j)
+{
+    Py_ssize_t n = t->n, a, k, last_both = -1;
+    for (a = j; a < n && in_u(cls(t, a)); a++)
+        if (in_w(cls(t, a)))
+            last_both = a;
+    if (a < n && in_w(cls(t, a))) { /* an Ll after the U run: W+ runs on from it */
+        for (k = a + 1; k < n && in_w(cls(t, k)); k++)
+            ;
+        return k;
+    }
+    return last_both >= 0 ? last_both + 1 : -1;
+}
+
+/* U+W* from j: its end, or -1 */
+static Py_ssize_t
+cased_upper_from(const Text *t, Py_ssize_t j)
+{
+    Py_ssize_t n = t->n, a;
+    for (a = j; a < n && in_u(cls(t, a)); a++)
+        ;
+    if (a == j)
+        return -1;
+    while (a < n && in_w(cls(t, a)))
+        a++;
+    return a;
+}
+
+static Py_ssize_t
+o200k_piece(const Text *t, Py_ssize_t i, int contractions, Py_ssize_t digits)
+{
+    Py_ssize_t n = t->n, j;
+    Py_UCS4 c = ch(t, i);
+    uint8_t f = t->classes[c];
+    int prefix = c != '\r' && c != '\n' && !(f & (C_L | C_N)) && i + 1 < n;
+    /* 1, then 2: each first with the optional prefix, then without */
+    if ((prefix && (j = cased_lower_from(t, i + 1)) >= 0) || (j = cased_lower_from(t, i)) >= 0 ||
+        (prefix && (j = cased_upper_from(t, i + 1)) >= 0) || (j = cased_upper_from(t, i)) >= 0)
+        return contractions ? contraction(t, j) : j;
+    if (f & C_N) { /* 3 */
+        for (j = i + 1; j < n && j < i + digits && (cls(t, j) & C_N); j++)
+            ;
+        return j;
+    }
+    uint8_t not_pso = C_WS | C_N | C_L;
+    if (!(f & not_pso) || (c == ' ' && i + 1 < n && !(cls(t, i + 1) & not_pso))) { /* 4 */
+        for (j = i + 1; j < n && !(cls(t, j) & not_pso); j++)
+            ;
+        while (j < n && (ch(t, j) == '\r' || ch(t, j) == '\n' || ch(t, j) == '/'))
+            j++;
+        return j;
+    }
+    if (f & C_WS) {
+        Py_ssize_t w, last_newline = -1;
+        for (w = i; w < n && (cls(t, w) & C_WS); w++)
+            if (ch(t, w) == '\r' || ch(t, w) == '\n')
+                last_newline = w;
+        if (last_newline >= 0) /* 5 */
+            return last_newline + 1;
+        if (w == n) /* 6: the lookahead holds at the end */
+            return w;
+        return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
+    }
+    return -1;
+}
+
+/* The end of the pre-token that starts at i under grammar g (-1: no match). */
+static inline Py_ssize_t
+piece_end(int g, const Text *t, Py_ssize_t i)
+{
+    switch (g) {
+    case G_DEEPSEEK_V4:
+        return ds_piece(t, i);
+    case G_QWEN3_5:
+        return llama_piece(t, i, C_L | C_M, 1);
+    case G_QWEN2:
+        return llama_piece(t, i, C_L, 1);
+    case G_LLAMA3:
+        return llama_piece(t, i, C_L, 3);
+    case G_O200K:
+        return o200k_piece(t, i, 1, 3);
+    default: /* G_TEKKEN */
+        return o200k_piece(t, i, 0, 1);
+    }
 }
 
 /* The UTF-8 bytes of t[a:b) into *buf (grown as needed); NULL when out of memory. */
@@ -557,7 +692,7 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
     while (memos.size < MEMO_SLOTS && (Py_ssize_t)memos.size < t->n / 2) /* a slot per two characters */
         memos.size *= 2;
     for (Py_ssize_t i = 0; i < t->n;) {
-        Py_ssize_t j = e->grammar == G_DEEPSEEK_V4 ? ds_piece(t, i) : qwen_piece(t, i);
+        Py_ssize_t j = piece_end(e->grammar, t, i);
         if (j <= i) {
             status = 1;
             break;
@@ -602,6 +737,7 @@ static void
 encoder_free_struct(Encoder *e)
 {
     id_ints_clear(&e->ids);
+    free(e->by_rank);
     free(e->slots);
     free(e->blob);
     free(e->classes);
@@ -616,6 +752,106 @@ encoder_free(PyObject *capsule)
         encoder_free_struct(e);
 }
 
+/* A new encoder for count ranks of total bytes in all, NULL (an exception set) on failure. */
+static Encoder *
+encoder_new(Py_ssize_t count, Py_ssize_t total, PyObject *classes, long grammar)
+{
+    if (grammar < G_DEEPSEEK_V4 || grammar > G_TEKKEN) {
+        PyErr_Format(PyExc_ValueError, "build: unknown grammar %ld", grammar);
+        return NULL;
+    }
+    if (!PyBytes_Check(classes) || PyBytes_GET_SIZE(classes) != N_CODEPOINTS) {
+        PyErr_SetString(PyExc_ValueError, "build: classes must hold one byte per code point");
+        return NULL;
+    }
+    if (total >= UINT32_MAX || count >= UINT32_MAX / 4) {
+        PyErr_SetString(PyExc_ValueError, "build: ranks too large");
+        return NULL;
+    }
+    uint64_t slots = 1024;
+    while (slots < (uint64_t)count * 2)
+        slots *= 2;
+    Encoder *e = calloc(1, sizeof(Encoder));
+    if (e == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    e->slots = calloc(slots, sizeof(Slot));
+    e->blob = malloc((size_t)total + 1);
+    e->classes = malloc(N_CODEPOINTS);
+    if (e->slots == NULL || e->blob == NULL || e->classes == NULL) {
+        encoder_free_struct(e);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(e->classes, PyBytes_AS_STRING(classes), N_CODEPOINTS);
+    e->mask = slots - 1;
+    e->grammar = (int)grammar;
+    for (int b = 0; b < 256; b++)
+        e->byte_rank[b] = NO_RANK;
+    return e;
+}
+
+/* Adds token p[0:n) of rank r at blob offset *used; -1 (an exception set) for a bad rank or a token
+ * given twice. */
+static int
+encoder_add(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used, uint32_t *max_rank)
+{
+    if (n == 0) {
+        PyErr_SetString(PyExc_ValueError, "build: ranks must map non-empty bytes to ints");
+        return -1;
+    }
+    if (r < 0 || r >= NO_RANK) {
+        PyErr_SetString(PyExc_ValueError, "build: a rank is out of range");
+        return -1;
+    }
+    uint64_t h = hash_bytes(p, n);
+    uint32_t tag = (uint32_t)(h >> 32);
+    uint64_t i = h & e->mask;
+    for (; e->slots[i].size != 0; i = (i + 1) & e->mask) { /* one probe: the free slot, or the token */
+        const Slot *s = &e->slots[i];
+        if (s->hash == tag && s->size == n && memcmp(e->blob + s->start, p, n) == 0) {
+            PyErr_SetString(PyExc_ValueError, "build: a token is given twice");
+            return -1;
+        }
+    }
+    if (n == 1)
+        e->byte_rank[p[0]] = (uint32_t)r;
+    memcpy(e->blob + *used, p, n);
+    e->slots[i] = (Slot){tag, (uint32_t)r, *used, (uint32_t)n};
+    *used += (uint32_t)n;
+    if ((uint32_t)r > *max_rank)
+        *max_rank = (uint32_t)r;
+    return 0;
+}
+
+/* The encoder as a capsule once every token is in: the by-rank table for decoding made from the
+ * slots. Frees e and returns NULL on failure. */
+static PyObject *
+encoder_finish(Encoder *e, uint32_t max_rank)
+{
+    e->n_ranks = max_rank + 1;
+    e->by_rank = calloc(e->n_ranks, sizeof(uint64_t));
+    if (e->by_rank == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (uint64_t i = 0; i <= e->mask; i++) {
+        const Slot *s = &e->slots[i];
+        if (s->size != 0)
+            e->by_rank[s->rank] = ((uint64_t)s->start << 32) | s->size;
+    }
+    if (id_ints_init(&e->ids, (Py_ssize_t)e->n_ranks) < 0)
+        goto fail;
+    PyObject *capsule = PyCapsule_New(e, "toklane._bpe.Encoder", encoder_free);
+    if (capsule == NULL)
+        goto fail;
+    return capsule;
+fail:
+    encoder_free_struct(e);
+    return NULL;
+}
+
 static PyObject *
 bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -623,16 +859,8 @@ bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "build(ranks: dict[bytes, int], classes: bytes, grammar: int)");
         return NULL;
     }
-    PyObject *ranks = args[0], *classes = args[1];
+    PyObject *ranks = args[0];
     long grammar = PyLong_AsLong(args[2]);
-    if (grammar != G_DEEPSEEK_V4 && grammar != G_QWEN3_5) {
-        PyErr_Format(PyExc_ValueError, "build: unknown grammar %ld", grammar);
-        return NULL;
-    }
-    if (PyBytes_GET_SIZE(classes) != N_CODEPOINTS) {
-        PyErr_SetString(PyExc_ValueError, "build: classes must hold one byte per code point");
-        return NULL;
-    }
     Py_ssize_t count = PyDict_Size(ranks), total = 0, pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(ranks, &pos, &key, &value)) {
@@ -642,60 +870,127 @@ bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         total += PyBytes_GET_SIZE(key);
     }
-    if (total >= UINT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "build: ranks too large");
-        return NULL;
-    }
-    uint64_t slots = 1024;
-    while (slots < (uint64_t)count * 2)
-        slots *= 2;
-    Encoder *e = calloc(1, sizeof(Encoder));
+    Encoder *e = encoder_new(count, total, args[1], grammar);
     if (e == NULL)
-        return PyErr_NoMemory();
-    e->slots = calloc(slots, sizeof(Slot));
-    e->blob = malloc((size_t)total + 1);
-    e->classes = malloc(N_CODEPOINTS);
-    if (e->slots == NULL || e->blob == NULL || e->classes == NULL) {
-        encoder_free_struct(e);
-        return PyErr_NoMemory();
-    }
-    memcpy(e->classes, PyBytes_AS_STRING(classes), N_CODEPOINTS);
-    e->mask = slots - 1;
-    e->grammar = (int)grammar;
-    for (int b = 0; b < 256; b++)
-        e->byte_rank[b] = NO_RANK;
+        return NULL;
     uint32_t used = 0, max_rank = 0;
     pos = 0;
     while (PyDict_Next(ranks, &pos, &key, &value)) {
         long long r = PyLong_AsLongLong(value);
-        if (r < 0 || r >= NO_RANK) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "build: a rank is out of range");
-            goto fail;
+        if (r == -1 && PyErr_Occurred())
+            PyErr_Clear(); /* (out of range: reported below) */
+        if (encoder_add(e, (const uint8_t *)PyBytes_AS_STRING(key), (size_t)PyBytes_GET_SIZE(key), r, &used,
+                        &max_rank) < 0) {
+            encoder_free_struct(e);
+            return NULL;
         }
-        const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(key);
-        size_t n = (size_t)PyBytes_GET_SIZE(key);
-        if (n == 1)
-            e->byte_rank[p[0]] = (uint32_t)r;
-        memcpy(e->blob + used, p, n);
-        uint64_t h = hash_bytes(p, n);
-        uint64_t i = h & e->mask;
-        while (e->slots[i].size != 0)
-            i = (i + 1) & e->mask;
-        e->slots[i] = (Slot){(uint32_t)(h >> 32), (uint32_t)r, used, (uint32_t)n};
-        used += (uint32_t)n;
-        if ((uint32_t)r > max_rank)
-            max_rank = (uint32_t)r;
     }
-    if (id_ints_init(&e->ids, (Py_ssize_t)max_rank + 1) < 0)
-        goto fail;
-    PyObject *capsule = PyCapsule_New(e, "toklane._bpe.Encoder", encoder_free);
-    if (capsule == NULL)
-        goto fail;
-    return capsule;
-fail:
-    encoder_free_struct(e);
-    return NULL;
+    return encoder_finish(e, max_rank);
+}
+
+/* build_packed(payload, classes, grammar): as build, over toklane.tokenizer.image_cache's ranks payload
+ * (u32 count n, u32 blob size; int32 offsets[n + 1]; int32 ranks[n]; the tokens' bytes, one blob), read
+ * in place: no bytes or int object per token. */
+static PyObject *
+bpe_build_packed(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "build_packed(payload: bytes-like, classes: bytes, grammar: int)");
+        return NULL;
+    }
+    long grammar = PyLong_AsLong(args[2]);
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    const uint8_t *at = view.buf;
+    uint32_t n, size;
+    if (view.len < 8)
+        goto bad;
+    memcpy(&n, at, 4);
+    memcpy(&size, at + 4, 4);
+    if ((uint64_t)view.len != 8 + 4 * ((uint64_t)n + 1) + 4 * (uint64_t)n + size)
+        goto bad;
+    const uint8_t *offsets = at + 8, *ranks = offsets + 4 * ((size_t)n + 1), *blob = ranks + 4 * (size_t)n;
+    int32_t first, last;
+    memcpy(&first, offsets, 4);
+    memcpy(&last, offsets + 4 * (size_t)n, 4);
+    if (first != 0 || (uint32_t)last != size)
+        goto bad;
+    Encoder *e = encoder_new((Py_ssize_t)n, (Py_ssize_t)size, args[1], grammar);
+    if (e == NULL)
+        goto done;
+    uint32_t used = 0, max_rank = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t a, b, r;
+        memcpy(&a, offsets + 4 * (size_t)k, 4);
+        memcpy(&b, offsets + 4 * ((size_t)k + 1), 4);
+        memcpy(&r, ranks + 4 * (size_t)k, 4);
+        if (a < 0 || b <= a || (uint32_t)b > size) {
+            encoder_free_struct(e);
+            goto bad;
+        }
+        if (encoder_add(e, blob + a, (size_t)(b - a), r, &used, &max_rank) < 0) {
+            encoder_free_struct(e);
+            goto done;
+        }
+    }
+    result = encoder_finish(e, max_rank);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_ValueError, "build_packed: not a sound ranks payload");
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* decode(encoder, ids) -> the bytes of ids (a list or tuple of ranks) joined, or None where one is
+ * not a rank the encoder holds (the caller decides). */
+static PyObject *
+bpe_decode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "decode(encoder, ids)");
+        return NULL;
+    }
+    Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    if (e == NULL)
+        return NULL;
+    PyObject *seq = PySequence_Fast(args[1], "decode: ids must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    size_t total = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (!PyLong_Check(items[k]))
+            goto none;
+        long long r = PyLong_AsLongLong(items[k]);
+        if (r == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            goto none;
+        }
+        if (r < 0 || r >= e->n_ranks || (e->by_rank[r] & 0xFFFFFFFFu) == 0)
+            goto none;
+        total += e->by_rank[r] & 0xFFFFFFFFu;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (out == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    char *o = PyBytes_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        uint64_t slot = e->by_rank[PyLong_AsLongLong(items[k])];
+        uint32_t size = (uint32_t)(slot & 0xFFFFFFFFu);
+        memcpy(o, e->blob + (slot >> 32), size);
+        o += size;
+    }
+    Py_DECREF(seq);
+    return out;
+none:
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
 }
 
 /* encode's result: a list of ids, their number, or bytes of native uint32 ids (for join_ids) */
@@ -979,6 +1274,10 @@ static PyMethodDef bpe_methods[] = {
      "nfc_spans(flags, text) -> the merged spans of text that NFC may change"},
     {"build", (PyCFunction)(void (*)(void))bpe_build, METH_FASTCALL,
      "build(ranks, classes, grammar) -> encoder"},
+    {"build_packed", (PyCFunction)(void (*)(void))bpe_build_packed, METH_FASTCALL,
+     "build_packed(payload, classes, grammar) -> encoder, over a packed ranks payload read in place"},
+    {"decode", (PyCFunction)(void (*)(void))bpe_decode, METH_FASTCALL,
+     "decode(encoder, ids) -> the ids' bytes joined, or None where one is not a rank"},
     {"encode", (PyCFunction)(void (*)(void))bpe_encode, METH_FASTCALL,
      "encode(encoder, text, mode) -> list of ids (mode 0), their number (1), bytes of uint32 ids (2), "
      "or None to decline the text"},

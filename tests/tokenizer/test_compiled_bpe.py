@@ -1,8 +1,9 @@
 """toklane's compiled encoder (``toklane._bpe`` behind :mod:`toklane.tokenizer.engines.compiled`).
 
-The compiled DeepSeek-V4 and Qwen3.5/3.6 grammars and rank merges are compared
-with the tiktoken engine over the same pattern and ranks (the reference for
-Qwen; for DeepSeek-V4 proven equal to HF ``tokenizers`` in
+The compiled grammars (DeepSeek-V4's; the Llama-3 family's: Qwen3.5/3.6, Qwen2/3, Llama 3 and
+cl100k; o200k's case-aware one, and tekken's) and rank merges are compared with the tiktoken
+engine over the same pattern and ranks (the reference for all but DeepSeek-V4 and tekken; for
+DeepSeek-V4 proven equal to HF ``tokenizers`` in
 ``test_deepseek_v4_engine.py``, which now runs on the compiled encoder): on
 hypothesis text over the characters where the alternatives meet, on pieces long
 enough for the heap merge, on lone surrogates (declined, then encoded by the
@@ -12,6 +13,7 @@ against the installed ``tokenizers``.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -24,8 +26,9 @@ from hypothesis import strategies as st
 
 import toklane
 from tests.profiles import examples
+from tests.references import CORPUS
 from toklane import _bpe
-from toklane.tokenizer import deepseek_v4, patterns, unicode_classes
+from toklane.tokenizer import deepseek_v4, image_cache, patterns, unicode_classes
 from toklane.tokenizer.engines import compiled
 from toklane.tokenizer.pieces import PARALLEL_MIN
 
@@ -34,14 +37,17 @@ def test_the_compiled_encoder_is_built_and_used():
     """A dev install that quietly fell back to tiktoken fails here (CI tests the C path)."""
     assert compiled.NATIVE
     for name in COMPILED:
-        assert toklane.load_tokenizer(name).engine == "compiled"
+        if name != "mistral-tekken" or importlib.util.find_spec("mistral_common"):
+            assert toklane.load_tokenizer(name).engine == "compiled"
 
 
-COMPILED = ["deepseek-v4", "qwen3.6"]
+COMPILED = ["deepseek-v4", "qwen3.6", "qwen3", "llama3", "cl100k_base", "o200k_base", "mistral-tekken"]
 
 
 @pytest.fixture(scope="module", params=COMPILED)
 def engines(request):
+    if request.param == "mistral-tekken":
+        pytest.importorskip("mistral_common")
     engine = toklane.load_tokenizer(request.param)._backend._engine
     assert isinstance(engine, compiled.CompiledEngine)
     return engine, engine._reference
@@ -50,6 +56,22 @@ def engines(request):
 def test_the_class_table_is_the_one_tokenizers_reads():
     """RUNS, regenerated from the installed tokenizers' Oniguruma: the same flags."""
     assert unicode_classes.encode_runs(unicode_classes.reference_flags()) == unicode_classes.RUNS
+
+
+def test_the_cased_runs_are_the_ones_tokenizers_reads():
+    """CASED_RUNS (letters' case for o200k's grammar), regenerated from the installed tokenizers."""
+    flags = unicode_classes.reference_flags(unicode_classes._CASES)
+    assert unicode_classes.encode_runs(flags) == unicode_classes.CASED_RUNS
+
+
+def test_cased_class_table_flags():
+    f = unicode_classes
+    table = f.class_table((), cased=True)
+    assert table[ord("A")] == f.L | f.P and table[ord("\u01c5")] == f.L | f.P  # Lu, Lt
+    assert table[ord("a")] == f.L | f.S and table[ord("\u00df")] == f.L | f.S  # Ll
+    assert table[ord("\u00aa")] == f.L and table[ord("\u02b0")] == f.L and table[0x4E00] == f.L  # Lo, Lm
+    assert table[ord("!")] == f.P and table[ord("+")] == f.S and table[ord("\u0301")] == f.M
+    assert f.class_table() == f._base_table()
 
 
 def test_class_table_flags():
@@ -72,6 +94,8 @@ _TRICKY = (
     + list("aZsStTxé한Ωжअع😀\ue000\u0378\U000e0001")
     + ["\r\n", "  ", "'s", "ab", "123", "\u4e00\u4e01", "ĠĠ", "\ud800", "\udfff"]
     + ["'", "'S", "'\u017f", "'T", "'re", "'RE", "'Ve", "'lL", "'m", "'D", "\u212a", "e\u0301", "\u00e9"]
+    + list("AaZzßẞǅǄǆªºʰʱ")
+    + ["/", "\n/", "Ab", "aB", "ABc", "\u0301A"]  # (o200k's case-aware letters)
 )
 
 
@@ -157,6 +181,44 @@ def test_build_rejects_bad_tables():
         _bpe.encode(_bpe.build({b"a": 0}, table, 1), b"a", False)
 
 
+def test_build_packed_rejects_unsound_payloads():
+    table = unicode_classes.class_table()
+    good = image_cache.ranks_payload({b"a": 0, b"b": 1, b"ab": 2})
+    assert _bpe.encode(_bpe.build_packed(good, table, 3), "ab", False) == [2]
+    offsets_at = image_cache._COUNTS.size
+    reordered = bytearray(good)
+    reordered[offsets_at + 4 : offsets_at + 8] = (0).to_bytes(4, sys.byteorder)  # an empty token
+    negative = bytearray(good)
+    negative[offsets_at + 16 : offsets_at + 20] = (-1).to_bytes(4, sys.byteorder, signed=True)  # a rank
+    twice = good.replace(b"abab", b"aaab")  # (tokens a, a, ab)
+    for bad, match in (
+        (good[:-1], "not a sound"),
+        (b"", "not a sound"),
+        (bytes(reordered), "not a sound"),
+        (bytes(negative), "out of range"),
+        (twice, "twice"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            _bpe.build_packed(bad, table, 3)
+    with pytest.raises(ValueError, match="grammar"):
+        _bpe.build_packed(good, table, 99)
+
+
+def test_packed_build_and_decode_equal_the_dict_build(engines):
+    """The encoder built from a ranks payload in place encodes as the one built from the dict, and
+    decodes every id as the reference does (None for an id outside the ranks)."""
+    fast, reference = engines
+    ranks = dict(reference._ranks.items())
+    packed = _bpe.build_packed(image_cache.ranks_payload(ranks), compiled._class_table(()), compiled._QWEN3_5)
+    plain = _bpe.build(ranks, compiled._class_table(()), compiled._QWEN3_5)
+    for text in CORPUS:
+        assert _bpe.encode(packed, text, False) == _bpe.encode(plain, text, False)
+    some = sorted(ranks.values())[::97]
+    assert _bpe.decode(packed, some) == _bpe.decode(plain, tuple(some)) == reference.decode_bytes(some)
+    assert fast.decode_bytes(some) == reference.decode_bytes(some)
+    assert _bpe.decode(packed, [max(some) + 10**6]) is None and _bpe.decode(packed, ["x"]) is None
+
+
 def test_ids_as_arrays_join_into_the_list_and_share_one_int_per_rank(engines):
     """encode's three modes agree; join_ids makes one list of parts' arrays; result lists share one
     int object per rank (made on its first use, never per id)."""
@@ -187,7 +249,9 @@ def test_a_byte_missing_from_the_ranks_is_declined():
     assert _bpe.encode(encoder, "ac", False) is None  # no token for "c": the reference decides
 
 
-@pytest.mark.parametrize(("name", "engine"), [("deepseek-v4", "tiktoken"), ("qwen3.6", "quicktok")])
+@pytest.mark.parametrize(
+    ("name", "engine"), [("deepseek-v4", "tiktoken"), ("qwen3.6", "quicktok"), ("llama3", "quicktok")]
+)
 def test_pure_python_switch_keeps_the_regex_engines(name, engine):
     """TOKLANE_PURE_PYTHON=1 (or a build without a compiler): the engines of before, same ids."""
     text = "hello 世界 123 it's Cafe\u0301 😀"
@@ -232,6 +296,11 @@ def test_nfc_spans():
 
 def test_the_patterns_it_compiles():
     assert compiled._grammars() == {
-        deepseek_v4.PATTERN: (compiled._DEEPSEEK_V4, compiled._CJK_DEEPSEEK_V4),
-        patterns.QWEN3_5: (compiled._QWEN3_5, ()),
+        deepseek_v4.PATTERN: (compiled._DEEPSEEK_V4, compiled._CJK_DEEPSEEK_V4, False),
+        patterns.QWEN3_5: (compiled._QWEN3_5, (), False),
+        patterns.QWEN2: (compiled._QWEN2, (), False),
+        patterns.LLAMA3: (compiled._LLAMA3, (), False),
+        patterns.CL100K: (compiled._LLAMA3, (), False),
+        patterns.O200K: (compiled._O200K, (), True),
+        patterns.TEKKEN: (compiled._TEKKEN, (), True),
     }

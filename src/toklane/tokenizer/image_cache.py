@@ -25,9 +25,9 @@ import os
 import struct
 import sys
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -113,13 +113,24 @@ def _write(path: Path, key: bytes, payload: bytes) -> None:
             os.unlink(tmp)
 
 
+def _full_key(kind: str, key: str | None) -> bytes:
+    return f"{kind}|{FORMAT}|{sys.byteorder}|{key}".encode("utf-8", "surrogatepass")
+
+
+def _store(kind: str, key: str, payload: bytes) -> None:
+    full = _full_key(kind, key)
+    path = _path(kind, full)
+    if path is not None:
+        _write(path, full, payload)
+
+
 def cached(
     kind: str, key: str | None, build: Callable[[], T], dump: Callable[[T], bytes], load: Callable[[bytes], T | None]
 ) -> T:
     """``load(payload)`` of the image stored for ``kind`` and ``key``; else ``build()``, stored as
     ``dump(value)``. ``load`` returns None for a payload it finds unsound (then it is rebuilt);
     ``key`` None: no cache."""
-    full = f"{kind}|{FORMAT}|{sys.byteorder}|{key}".encode("utf-8", "surrogatepass")
+    full = _full_key(kind, key)
     path = None if key is None else _path(kind, full)
     if path is not None:
         payload = _read(path, full)
@@ -158,7 +169,7 @@ def ranks_payload(ranks: dict[bytes, int]) -> bytes:
     return _COUNTS.pack(len(tokens), len(blob)) + offsets.tobytes() + values.tobytes() + blob
 
 
-def ranks_from_payload(payload: bytes) -> dict[bytes, int] | None:
+def ranks_from_payload(payload: bytes | memoryview) -> dict[bytes, int] | None:
     """The ranks of :func:`ranks_payload`'s image, or None where it does not hold a sound table."""
     n, size = _COUNTS.unpack_from(payload)
     start = _COUNTS.size
@@ -168,7 +179,7 @@ def ranks_from_payload(payload: bytes) -> dict[bytes, int] | None:
     offsets.frombytes(payload[start : start + 4 * (n + 1)])
     values = array("i")
     values.frombytes(payload[start + 4 * (n + 1) : start + 4 * (2 * n + 1)])
-    blob = payload[start + 4 * (2 * n + 1) :]
+    blob = bytes(payload[start + 4 * (2 * n + 1) :])
     if offsets[0] != 0 or offsets[-1] != size:
         return None
     tokens = [blob[a:b] for a, b in itertools.pairwise(offsets)]
@@ -178,9 +189,117 @@ def ranks_from_payload(payload: bytes) -> dict[bytes, int] | None:
     return ranks if len(ranks) == n else None
 
 
-def ranks(kind: str, source: str | os.PathLike[str], build: Callable[[], dict[bytes, int]]) -> dict[bytes, int]:
+class PackedRanks(Mapping[bytes, int]):
+    """Ranks read back from an image, held as its payload: the compiled encoder builds from the payload
+    in place (``toklane._bpe.build_packed``) and decodes from its own copy, so a load makes no bytes or
+    int object per token; the dict is made the first time something asks for it (:meth:`as_dict`: a
+    tiktoken reference, the token tables, an upgrade's build)."""
+
+    __slots__ = ("_dict", "_n", "_rebuild", "payload")
+
+    def __init__(self, payload: bytes, n: int, rebuild: Callable[[], dict[bytes, int]] | None = None) -> None:
+        self.payload = payload
+        self._n = n
+        self._dict: dict[bytes, int] | None = None
+        self._rebuild = rebuild
+
+    @classmethod
+    def read(cls, payload: bytes, rebuild: Callable[[], dict[bytes, int]] | None = None) -> PackedRanks | None:
+        """The ranks of a payload whose layout holds (sizes, offsets rising from 0 to the blob's end),
+        else None. A token given twice is found where the payload is read (the compiled build, the
+        dict): the ranks then come from ``rebuild()`` (which rewrites the image), never a wrong table."""
+        import numpy as np
+
+        n, size = _COUNTS.unpack_from(payload)
+        start = _COUNTS.size
+        if len(payload) != start + 4 * (n + 1) + 4 * n + size:
+            return None
+        offsets = np.frombuffer(payload, dtype="=i4", count=n + 1, offset=start)
+        if offsets[0] != 0 or offsets[-1] != size or not (np.diff(offsets) > 0).all():
+            return None
+        return cls(payload, n, rebuild)
+
+    def as_dict(self) -> dict[bytes, int]:
+        """The ranks as a dict (made once; from ``rebuild`` where the payload gives a token twice)."""
+        if self._dict is None:
+            ranks = ranks_from_payload(self.payload)
+            if ranks is None:
+                if self._rebuild is None:
+                    raise ValueError("an unsound ranks image")
+                ranks = self._rebuild()
+                self.payload, self._n = ranks_payload(ranks), len(ranks)
+            self._dict = ranks
+        return self._dict
+
+    def values_array(self) -> Any:
+        """The ranks in the payload's order, as a numpy int32 array over the payload (no copy)."""
+        import numpy as np
+
+        start = _COUNTS.size + 4 * (self._n + 1)
+        return np.frombuffer(self.payload, dtype="=i4", count=self._n, offset=start)
+
+    def single_bytes(self) -> set[int]:
+        """The bytes that are tokens of their own."""
+        import numpy as np
+
+        start = _COUNTS.size
+        offsets = np.frombuffer(self.payload, dtype="=i4", count=self._n + 1, offset=start)
+        blob = np.frombuffer(self.payload, dtype=np.uint8, offset=start + 4 * (2 * self._n + 1))
+        ones = offsets[:-1][np.diff(offsets) == 1]
+        return set(blob[ones].tolist())
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, token: bytes) -> int:
+        return self.as_dict()[token]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.as_dict())
+
+    def __contains__(self, token: object) -> bool:
+        return token in self.as_dict()
+
+    def keys(self) -> KeysView[bytes]:
+        return self.as_dict().keys()
+
+    def values(self) -> ValuesView[int]:
+        return self.as_dict().values()
+
+    def items(self) -> ItemsView[bytes, int]:
+        return self.as_dict().items()
+
+
+def as_dict(ranks: Mapping[bytes, int]) -> dict[bytes, int]:
+    """``ranks`` as a dict: itself, or a :class:`PackedRanks`' dict (made once)."""
+    if isinstance(ranks, PackedRanks):
+        return ranks.as_dict()
+    return ranks if isinstance(ranks, dict) else dict(ranks)
+
+
+def lowest_rank(ranks: Mapping[bytes, int]) -> int:
+    """The lowest rank (0 for no ranks), without making a :class:`PackedRanks`' dict."""
+    if isinstance(ranks, PackedRanks):
+        return int(ranks.values_array().min()) if len(ranks) else 0
+    return min(ranks.values(), default=0)
+
+
+def cached_ranks(kind: str, key: str | None, build: Callable[[], dict[bytes, int]]) -> Mapping[bytes, int]:
+    """``build()``'s ranks (derived from what ``key`` names), from the cache where an image of them is
+    (then held packed: :class:`PackedRanks`)."""
+
+    def rebuild() -> dict[bytes, int]:
+        value = build()
+        if key is not None:
+            _store(kind, key, ranks_payload(value))
+        return value
+
+    return cached(kind, key, build, ranks_payload, lambda payload: PackedRanks.read(payload, rebuild))
+
+
+def ranks(kind: str, source: str | os.PathLike[str], build: Callable[[], dict[bytes, int]]) -> Mapping[bytes, int]:
     """``build()``'s ranks (derived from the file ``source``), from the cache where an image of them is."""
-    return cached(kind, file_key(source), build, ranks_payload, ranks_from_payload)
+    return cached_ranks(kind, file_key(source), build)
 
 
 def table(kind: str, key: str, size: int, build: Callable[[], bytes]) -> bytes:

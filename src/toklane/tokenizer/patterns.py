@@ -39,6 +39,13 @@ QWEN3_5 = (
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 
+# Mistral tekken v3: o200k's case-aware grammar without the contractions, digits one at a time.
+TEKKEN = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+    r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
 # cl100k's pattern as tiktoken first spelled it, before it made the quantifiers possessive (a speed-up
 # for its regex engine that reads every text the same): Llama 3's. fastokens runs this spelling ~6x faster
 # than the possessive one, so it is the one fastokens gets (the upgrade's probes read every code point

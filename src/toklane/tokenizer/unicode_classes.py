@@ -25,6 +25,7 @@ import zlib
 L, M, N, P, S, WS, CJK, DECLINE = 1, 2, 4, 8, 16, 32, 64, 128
 N_CODEPOINTS = 0x110000
 _CLASSES = ((L, r"\p{L}"), (M, r"\p{M}"), (N, r"\p{N}"), (P, r"\p{P}"), (S, r"\p{S}"), (WS, r"\s"))
+_CASES = ((P, r"[\p{Lu}\p{Lt}]"), (S, r"\p{Ll}"))
 
 # (start code point, flags) at every change of flags, as little-endian u32 (start << 8 | flags),
 # zlib-compressed, base64: generated from tokenizers 0.23.3 (Oniguruma) by main() below.
@@ -99,14 +100,55 @@ RUNS = (
 )
 
 
-def reference_flags() -> bytearray:
-    """One byte per code point: the flags of HF ``tokenizers``' regex engine (~6 s)."""
+# Letters' case, for the o200k family's case-aware pattern: P on Lu and Lt, S on Ll (a letter holds neither
+# P nor S in RUNS), from the same engine as RUNS, by main() below.
+CASED_RUNS = (
+    "eNoV13WcFXXbwOEZ2YWV8iAhIC3dKhiAApLSoHR3wyKKKIh0dyNId4kinVLSEks3iNI8SuqCvNf7D9f3vs/sh2X2/M4sQRAEMaX9"
+    "0TAIIs3Zi2u41n47T/G03SX9hE/NQRhEwjCIeYkJGMVoJmQixvBlJmYSJmUyJucrjDAFX2VKpmJqpuFrTMt0TM/XmYEZmYmZmYVZ"
+    "mY1vMDtzMCdzMTfzMC/zMT8LsCALsTDf5Ft8m0VYlO/wXb7PYizOEvyAH7IkS7E0P2IZlmU5lmcFVmQlVmYVVmU1VmcN1mQtfsJP"
+    "WZt1WJf1WJ8N2JCN2JhN2JTN2Jwt2JKt2Jpt2Jbt2J4d2JGd2Jld2JWx7MbP2J2f8wv24Jfsya/Zi735DfuwHwdwIAdxMIdyGEdy"
+    "NMdzAidxMqdxBmdyFudwLudxPhdwIRdzCZdyOVdwJVfxR/7MNVzLddwQBsEmvVlv0dv1Lr2Hv3If9/MgD/Ewf+MRHuUxHmccT/Ak"
+    "T/E0z/Asz/E8L/ISL/MKr/Iaf+d1/sE/eYM3eYu3eYd3eY/3+Rcf8CEf8TH/4b+M5zM+5398weAl5+sl54sJGMVoJmQixvBlJmYS"
+    "JmUyJucrjDAFX2VKpmJqpuFrTMt0TM/XmYEZmYmZmYVZmY1vMDtzMCdzMTfzMC/zMT8LsCALsTDf5Ft8m8VYgh+wJEvzI5ZhBVbk"
+    "x6zEyqzCqqzG6i8FwURO4iq72ATewwm8h9k9QRB8rnvoL3VP9mIfu2/Zl4M5hEM5giM5iqNdO5bjzHM5z7ycv/EIj/EET/MMz/Ic"
+    "z/MCL/ISL/MKr/Iaf+d1/sE/eYM3eYu3eYd3eY/3+ZCPfA+P9RP9lP8wns9ZOMq5j3Lu2YIt2Yqt2YZt2Y7t2YEd2Ymd2YVdGctu"
+    "/Izd+Tm/YA9+yZ78il+zF3vzG/bht+zLflFB0F8P1yM4kqM4mmM4luM4nhM4kZM4mVM4ldP4HadzBr/nTM7ibM7hXM7jfC7gQi7i"
+    "Yi7hUi7jcq7gSv7AVfyRP3E1f+YaruU6rucGbuQmbuYWbuU2bucO7uQu7uYe/sq93Mf9PMCDPMTDPMKjPMbjjOMJnuQpnuYZnuU5"
+    "nucFXuQlXuYVXuU1/s7r/IN/8gZv8hZv8w7v8h7v83/8i3/zAR/yER/zCZ/yH/7LeD7jc/7HFwyifdZE+6xhAkYxmgmZiDF8mYmZ"
+    "hEmZjMn5CiNMwVeZkqmYmmn4GtMyHdPzdWZgRmZiZmZhVmbjG8zOHMzJXMzNPMzLfMzPAizIQtFBUFi/ybrmZhxmnh0Jgj0RPzvu"
+    "5SEejjjXjOdzBilcl9K5S+nM8T/2zeCZliGIDM/gs0KP5SZu4Xb7IGMQ5M/ojLEnv+L0jO5hJvcwk3vIBIxiNBMyEWP4MhMzCZMy"
+    "GZPzFUaYgq8yJVMxNdPwNaZlOqbn68zAjMzEzMzCrMzGN5idOZiTuZibeZiX+ZifBViQhViYb/Itvs0iLMp3+C7f4/ssxuIswQ/4"
+    "IUuyFEvzI5ZhWZZjeVZgRX7MSqzMKqzKaqzOGqzJWvyEn7I267Au67E+G7AhG7Exm7Apm7E5W7AlW7E127At27E9O7AjO7Ezu7Ar"
+    "Y9mNn7E7P+cX7MEv2ZNf8Wv2Ym9+wz78ln3Zj/05gAM5iIM5hEM5jMM5giM5iqM5hmM5juM5gRM5iTM5i7M5h3M5j/O5gAu5iIu5"
+    "hEu5jMu5giv5A1fxR/7E1fyZa7iW67ieG7iRm7iZW7iV27idv3AHd3IXd3MPf+Ve7uN+HuBBHuJh/sYjPMpjPM44nuBJnuJpnuFZ"
+    "nuN5XuBFXuJlXuFVXuPvvM4/+Cdv8CZv8Tbv8C7v8T7/x7/4Nx/wIR/xMZ/wKf/hv4znMz7nf3zx/+c3cxCJZA6CNJmdRWYyZ9G5"
+    "WZjvsZR9eV2R1cw1WM9cnw3YkI3YmE3Y1DXN2I6xdn3Y1zyUYzmVs7mYq7y+hmvN6/UWvZXbuIO7ucdre/UhfYRxPGl3Wp/Xl/UN"
+    "fVf/zUd8bPdUP+dLWYMgQdYgJhFjsgaRxDoJkzPClPapdGqmYTpmYnbmYE7mYm7mYV4W9HWFdGEWMRfl+yzGEvYf6lIsZy6vK7Ea"
+    "q9sN0AP1IB3kd5/zO+dszhZszbZsx/bswI7sxM7sxs/YnV+wR/4g6K376H7szwEcyEEczCEcymEczhEcyVEczTEcy3EczwmcyEmc"
+    "zCmcymn8jtM5g99zJmdxNudwLudxPhdwIRdxMZdwKZdxOVdwJX/gKv7In7iaP3MN13Id13MDN3ITN3MLt3Ibt/MX7uBO7uJu7uGv"
+    "3Mt93M8DPMhDPMzfeIRHeYzHGccTPMlTPM0zPMtzPM8LvMhLvMwrvMprfibX9W19h3d5z+6+/ls/0A8ZFAiCnAU8y5ibBViwgOfO"
+    "Qs+dhZ47LMOyLMfyrMCK/JiVWJlVWJXVWJ01WJO1+Ak/ZW3WYV3WY302YEM2YmM2YVM2Y3O2YEu2Ymu2YVu2Y3t2YEd2YueFQdBF"
+    "99X92J8DOJCDOJhDOJTDOJwjOJKjOJpjOJbjOJ4TOJGTOJlTOJXT+B2n+ztn6GyL/H6wyJllDuZkLuZmHuZlPuZnARZkIb7Ft1mE"
+    "RfkO3+V7fJ/FWJwl+AE/ZEmWYml+xDIsy3IszwqsyI9ZiZVZhVVZjdVZgzVZi5/wU9ZmHdZlPdZnAzZkIzZmEzZlMzZnC7ZkK7Zm"
+    "G7ZlO7ZnB3ZkJ3ZmF3ZdFASx7Gb+il+zF3vzG37LvuzH/hzAgRzEwRzi64fqEXokR3G03Rg9Vo/jeE7gZE7hVE7jd5zOGfyeMzmL"
+    "szmHczmP87mAC7mIi7mES/kDV3EN13Id13MDN3ITN3MLt3Ibt/MX7uBO7uJe7uN+HuAh/4bD+og+qo/xOON4wv4kT/E0z/Asz/G8"
+    "ay7wkfmxfsJ/Gc/Cy4Kg4TLPQ7ZnLLcziA+CRPGePUwb77H0IgiKv/CeYsMXngtRYSR3VBjUiAr9/y8M4syn+cwcGx0GvaLDmN4c"
+    "wZGcwImcHB1GpnAu5/EnruZGbuIW1/VNGgark4aR7XyQNIypkSwM2iQLI7EcnCyMmZ3Wa2nD4HLaMKZUlzDSrEsY9O0SxgRxYSR9"
+    "XBhThNXiwqA265jbsT9n2H3PmZzNuZzHBVzEJVzBla5fqzdyEzdzC3dxt9eP8BajToRBwhNhTCImYTKmZhpmPBFGMun3dDEWZ0mW"
+    "YjmWZwVWYk3X1tKdOJizuZFxvMeYk2Ek28kwpgTrMJbDT4bBQr2Yv5h38BzP213V8foZU58KI2lOhTEZToVBUf0Oq7OGXR3dVcdy"
+    "GIfbjdVL9FLu5C67/TxgPsjgUhgkvhRGkjAzczDfJff+pu/xZhiUvRn+HxHBWJg="
+)
+
+
+def reference_flags(classes: tuple[tuple[int, str], ...] = _CLASSES) -> bytearray:
+    """One byte per code point: the flags of HF ``tokenizers``' regex engine (``classes``: flag and
+    pattern; :data:`RUNS`' by default, ``_CASES`` for :data:`CASED_RUNS`)."""
     from tokenizers import Regex, pre_tokenizers
 
     codepoints = [c for c in range(N_CODEPOINTS) if not 0xD800 <= c < 0xE000]
     text = "".join(map(chr, codepoints))
     flags = bytearray(N_CODEPOINTS)
-    for flag, pattern in _CLASSES:
+    for flag, pattern in classes:
         # "removed": what is left are the runs the class does not match (offsets in characters)
         unmatched = bytearray(len(codepoints))
         for _, (a, b) in pre_tokenizers.Split(Regex(pattern), "removed").pre_tokenize_str(text):
@@ -128,9 +170,8 @@ def encode_runs(flags: bytes) -> str:
     return base64.b64encode(zlib.compress(bytes(words), 9)).decode()
 
 
-@functools.cache
-def _base_table() -> bytes:
-    words = zlib.decompress(base64.b64decode(RUNS))
+def _expand(runs: str) -> bytearray:
+    words = zlib.decompress(base64.b64decode(runs))
     table = bytearray(N_CODEPOINTS)
     starts = [int.from_bytes(words[k : k + 4], "little") for k in range(0, len(words), 4)]
     for k, word in enumerate(starts):
@@ -138,14 +179,25 @@ def _base_table() -> bytes:
         end = starts[k + 1] >> 8 if k + 1 < len(starts) else N_CODEPOINTS
         if f:
             table[start:end] = bytes([f]) * (end - start)
+    return table
+
+
+@functools.cache
+def _base_table() -> bytes:
+    table = _expand(RUNS)
     table[0xD800:0xE000] = bytes([DECLINE]) * 0x800  # lone surrogates: the regex engine decides
     return bytes(table)
 
 
 @functools.cache
-def class_table(cjk: tuple[tuple[int, int], ...] = ()) -> bytes:
-    """One byte of flags per code point, with ``CJK`` set on the inclusive ranges ``cjk``."""
+def class_table(cjk: tuple[tuple[int, int], ...] = (), cased: bool = False) -> bytes:
+    """One byte of flags per code point, with ``CJK`` set on the inclusive ranges ``cjk`` and, where
+    ``cased``, letters' case from :data:`CASED_RUNS` (``P`` on Lu and Lt, ``S`` on Ll)."""
     table = bytearray(_base_table())
+    if cased:
+        for c, f in enumerate(_expand(CASED_RUNS)):
+            if f:
+                table[c] |= f
     for first, last in cjk:
         for c in range(first, last + 1):
             table[c] |= CJK
@@ -153,8 +205,8 @@ def class_table(cjk: tuple[tuple[int, int], ...] = ()) -> bytes:
 
 
 def main() -> None:
-    """Print :data:`RUNS` as read from the installed ``tokenizers``."""
-    sys.stdout.write(encode_runs(reference_flags()) + "\n")
+    """Print :data:`RUNS` and :data:`CASED_RUNS` as read from the installed ``tokenizers`` (~10 s)."""
+    sys.stdout.write(f"RUNS {encode_runs(reference_flags())}\nCASED_RUNS {encode_runs(reference_flags(_CASES))}\n")
 
 
 if __name__ == "__main__":

@@ -3,31 +3,34 @@
 DeepSeek-V4's pre-tokeniser is one long pattern with lookaheads and class
 subtractions (:data:`.deepseek_v4.PATTERN`): tiktoken's regex engine runs it at
 ~16 MB/s, half its speed on cl100k. Qwen3.5/3.6's pattern joins marks to letters,
-which quicktok's scanners do not, so words with a mark went to tiktoken
-(~24 MB/s on text in Indic scripts). ``toklane._bpe`` hand-compiles both
-grammars (``ds_piece`` and ``qwen_piece`` in ``src/toklane/_bpe.c``), reads
-Unicode classes as HF ``tokenizers`` does (:mod:`.unicode_classes`) and merges
-by rank as tiktoken does, with the GIL released: ~3x tiktoken on one core, and
-all cores on long texts and batches.
+which quicktok's scanners do not. ``toklane._bpe`` hand-compiles DeepSeek-V4's grammar
+(``ds_piece``) and the Llama-3 family's (``llama_piece``: Llama 3's pattern, which reads as
+cl100k's does, Qwen2/3's with digits one at a time, Qwen3.5/3.6's with marks joining letters),
+reads Unicode classes as HF ``tokenizers`` does (:mod:`.unicode_classes`) and merges by rank as
+tiktoken does, with the GIL released on long texts. It also builds in a few milliseconds (a hash
+table of the ranks), far sooner than quicktok's engine (the cold-start table of
+``benchmarks/tokenizer.py``): the bundled vocabularies it compiles load on it and move to fastokens
+once that pays (:mod:`.staged`).
 
 :class:`CompiledEngine` keeps the tiktoken engine beside it, as the reference
 for what the compiled grammar declines (a lone surrogate, which tiktoken
 replaces by U+FFFD), for NFC and for decoding. Where the module was not built
 (no C compiler at install) or ``TOKLANE_PURE_PYTHON=1`` is set, the loaders keep
-the engines of before (tiktoken for DeepSeek-V4, quicktok for Qwen3.5/3.6): same
-ids, slower.
+the engines of before (tiktoken for DeepSeek-V4, quicktok for the others): same
+ids, slower to load.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
-import os
 import unicodedata
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ...switches import pure_python
 from .. import image_cache, unicode_classes
 from ..pieces import PARALLEL_MIN
 from ..unicode_classes import class_table
@@ -40,11 +43,15 @@ except ImportError:  # built without a C compiler
     _bpe = None
 
 #: Whether the compiled encoder is in use (the module was built and not switched off).
-NATIVE = _bpe is not None and not os.environ.get("TOKLANE_PURE_PYTHON")
+NATIVE = _bpe is not None and not pure_python()
 
 # Grammars ``toklane._bpe`` compiles, by the pattern each one is exactly.
 _DEEPSEEK_V4 = 1
 _QWEN3_5 = 2
+_QWEN2 = 3
+_LLAMA3 = 4  # (cl100k's pattern gives Llama 3's pre-tokens: its grammar too)
+_O200K = 5
+_TEKKEN = 6
 _CJK_DEEPSEEK_V4 = ((0x4E00, 0x9FA5), (0x3040, 0x309F), (0x30A0, 0x30FF))
 
 # What toklane._bpe.encode returns: a list of ids, their number, or their uint32 array.
@@ -55,10 +62,20 @@ _UINT32 = "I" if array("I").itemsize == 4 else "L"  # (the array typecode of 4-b
 _BATCH_PARALLEL_MIN = 1 << 15
 
 
-def _grammars() -> dict[str, tuple[int, tuple[tuple[int, int], ...]]]:
+def _grammars() -> dict[str, tuple[int, tuple[tuple[int, int], ...], bool]]:
+    """Each pattern compiled: its grammar in ``toklane._bpe``, the CJK ranges its classes mark and
+    whether they carry letters' case."""
     from .. import deepseek_v4, patterns
 
-    return {deepseek_v4.PATTERN: (_DEEPSEEK_V4, _CJK_DEEPSEEK_V4), patterns.QWEN3_5: (_QWEN3_5, ())}
+    return {
+        deepseek_v4.PATTERN: (_DEEPSEEK_V4, _CJK_DEEPSEEK_V4, False),
+        patterns.QWEN3_5: (_QWEN3_5, (), False),
+        patterns.QWEN2: (_QWEN2, (), False),
+        patterns.LLAMA3: (_LLAMA3, (), False),
+        patterns.CL100K: (_LLAMA3, (), False),
+        patterns.O200K: (_O200K, (), True),
+        patterns.TEKKEN: (_TEKKEN, (), True),
+    }
 
 
 def handles(pattern: str) -> bool:
@@ -66,7 +83,7 @@ def handles(pattern: str) -> bool:
     return NATIVE and pattern in _grammars()
 
 
-def compiled_engine(engine: TiktokenEngine, pattern: str, ranks: dict[bytes, int]) -> Any:
+def compiled_engine(engine: TiktokenEngine, pattern: str, ranks: Mapping[bytes, int]) -> Any:
     """``engine`` (tiktoken over ``pattern`` and ``ranks``) behind the compiled encoder,
     where ``pattern`` is one it compiles and the module is in use; else ``engine``."""
     if not handles(pattern):
@@ -75,15 +92,16 @@ def compiled_engine(engine: TiktokenEngine, pattern: str, ranks: dict[bytes, int
 
 
 @functools.cache
-def _class_table(cjk: tuple[tuple[int, int], ...]) -> bytes:
+def _class_table(cjk: tuple[tuple[int, int], ...], cased: bool = False) -> bytes:
     """:func:`.unicode_classes.class_table`, from the disk cache where an image of it is (keyed by the
-    stored class runs and ``cjk``; ~80 ms to expand otherwise)."""
-    runs = hashlib.blake2b(unicode_classes.RUNS.encode(), digest_size=16).hexdigest()
+    stored class runs, ``cjk`` and ``cased``)."""
+    stored = unicode_classes.RUNS + (unicode_classes.CASED_RUNS if cased else "")
+    runs = hashlib.blake2b(stored.encode(), digest_size=16).hexdigest()
     return image_cache.table(
         "class-table-1",
-        f"{runs}|{cjk}|{unicode_classes.DECLINE}|{unicode_classes.CJK}",
+        f"{runs}|{cjk}|{cased}|{unicode_classes.DECLINE}|{unicode_classes.CJK}",
         unicode_classes.N_CODEPOINTS,
-        lambda: class_table(cjk),
+        lambda: class_table(cjk, cased),
     )
 
 
@@ -130,14 +148,23 @@ class CompiledEngine:
 
     name = "compiled"
 
-    def __init__(self, reference: TiktokenEngine, ranks: dict[bytes, int], grammar: int, cjk: tuple) -> None:
+    def __init__(
+        self,
+        reference: TiktokenEngine,
+        ranks: Mapping[bytes, int],
+        grammar: int,
+        cjk: tuple,
+        cased: bool = False,
+    ) -> None:
         self._reference = reference
-        self._encoder = _bpe.build(ranks, _class_table(cjk), grammar)
+        classes = _class_table(cjk, cased)
+        encoder = None
+        if isinstance(ranks, image_cache.PackedRanks):  # (read in place: no object per token)
+            with contextlib.suppress(ValueError):  # (a token twice: the dict below is rebuilt)
+                encoder = _bpe.build_packed(ranks.payload, classes, grammar)
+        self._encoder = encoder or _bpe.build(image_cache.as_dict(ranks), classes, grammar)
         self.threads = reference.threads
         self._nfc = reference._nfc
-        self._ranks = ranks
-        self._table: list[bytes] | None = None  # token bytes by id - offset, made on first decode
-        self._offset = min(ranks.values(), default=0)
 
     def _prepare(self, text: str) -> str:
         """NFC where the family normalises (Qwen), as the reference does: only the spans around
@@ -195,26 +222,13 @@ class CompiledEngine:
         return self._reference.count_ordinary(text) if n is None else n
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
-        """The bytes of ``ids`` (ordinary ids, checked by the caller) joined from the token table:
-        no tiktoken needed to decode (its CoreBPE is built only for what the encoder declines).
-        Long id lists reach this rarely (the tokenizer's compiled id reader joins them)."""
-        table = self._table
-        if table is None:
-            table = self._table = self._token_table()
-        off = self._offset
-        if off:
-            return b"".join([table[i - off] for i in ids])
-        return b"".join(map(table.__getitem__, ids))
-
-    def _token_table(self) -> list[bytes]:
-        """Every token's bytes by ``id - offset`` (ranks checked at load: ids dense from the offset)."""
-        ranks, off = self._ranks, self._offset
-        if list(ranks.values()) == list(range(off, off + len(ranks))):  # (in id order: every bundled file)
-            return list(ranks)
-        table: list[bytes] = [b""] * len(ranks)
-        for data, i in ranks.items():
-            table[i - off] = data
-        return table
+        """The bytes of ``ids`` (ordinary ids, checked by the caller) joined from the encoder's own copy
+        of the tokens: no tiktoken and no table of bytes objects needed to decode. Long id lists reach
+        this rarely (the tokenizer's compiled id reader joins them)."""
+        data = _bpe.decode(self._encoder, ids if isinstance(ids, (list, tuple)) else list(ids))
+        if data is None:  # (an id the ranks do not hold: the caller checked them, so never)
+            raise KeyError(f"an id outside the ranks in {list(ids)[:10]}")
+        return data
 
     def iter_token_bytes(self) -> Iterable[tuple[int, bytes]]:
         return self._reference.iter_token_bytes()

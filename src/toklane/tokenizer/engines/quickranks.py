@@ -28,23 +28,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ...switches import pure_python
 from .. import patterns
 from ..irregular import Irregular
+from ..patterns import TEKKEN
 from ..pieces import PARALLEL_MIN, WHITESPACE, batch_runs
 
 try:  # the compiled scan of the characters to check (else numpy, same positions)
     from ... import _bpe  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - built by the dev install
     _bpe = None
-if os.environ.get("TOKLANE_PURE_PYTHON"):
+if pure_python():
     _bpe = None
 
-# Mistral tekken v3: o200k's case-aware grammar without the contractions, digits one at a time.
-TEKKEN = (
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
-    r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
-    r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
 
 #: Pre-tokenisation pattern -> the quicktok scanner that implements it exactly.
 SCANNERS = {

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import threading
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..image_cache import as_dict
 from ..pieces import (
     PARALLEL_MIN,
     encode_in_windows,
@@ -56,7 +57,13 @@ class TiktokenEngine:
     _enc = _OnFirstUse()
 
     def __init__(
-        self, name: str, pattern: str, ranks: dict[bytes, int], *, nfc: bool = False, splittable: bool | None = None
+        self,
+        name: str,
+        pattern: str,
+        ranks: Mapping[bytes, int],
+        *,
+        nfc: bool = False,
+        splittable: bool | None = None,
     ):
         """``splittable``: whether :mod:`.pieces` may cut long whitespace runs for
         ``pattern`` (``None``: when it ends in the ranked families' whitespace
@@ -89,7 +96,7 @@ class TiktokenEngine:
                 import tiktoken
 
                 enc = tiktoken.Encoding(
-                    self._name, pat_str=self._pattern, mergeable_ranks=self._ranks, special_tokens={}
+                    self._name, pat_str=self._pattern, mergeable_ranks=as_dict(self._ranks), special_tokens={}
                 )
                 self.__dict__["_enc"] = enc
             return enc

@@ -1,0 +1,20 @@
+"""The bundled tokenizers as they load where ``toklane._bpe`` is not built: on quicktok's engines
+(:class:`~toklane.tokenizer.engines.quickranks.CheckedEngine`), which tests of that fallback read."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from toklane.tokenizer import Tokenizer, bundled
+from toklane.tokenizer.registry import bundled_table
+
+_loaded: dict[str, Tokenizer] = {}
+
+
+def without_compiled(name: str) -> Tokenizer:
+    """The bundled tokenizer ``name`` loaded as if the compiled encoder did not handle its pattern."""
+    if name not in _loaded:
+        entry = next(entry for entry in bundled_table() if entry.name == name)
+        with mock.patch.object(bundled, "compiled_handles", lambda pattern: False):
+            _loaded[name] = entry.load(())
+    return _loaded[name]
