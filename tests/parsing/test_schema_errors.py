@@ -186,6 +186,64 @@ def test_a_schema_is_remembered_once_valid_and_never_trusted_after_a_change():
         module.validate_tools_schema(bad)
 
 
+def _typed(parser: Any) -> Any:
+    """The value of x the parser reads from OUTPUT (5 as an integer, "5" as a string)."""
+    calls = [*parser.feed(text=OUTPUT).tool_calls, *parser.finish().tool_calls]
+    return json.loads("".join(c.arguments for c in calls))["x"]
+
+
+def test_an_equal_schema_gets_the_same_validated_object():
+    """Equal schemas (the same object again, or a fresh copy as the next request's JSON gives) share
+    one ToolsSchema -- the result of one walk, with one index -- and parsers built from either read it.
+    (Equal schemas built differently, a literal and parsed JSON, may each have their own: the marshal
+    key records which strings are shared. Never one for a different value.)"""
+    from toklane.parsing import schema as module
+    from toklane.parsing.schema import ToolsSchema
+
+    tools = json.loads(json.dumps(_tools({"type": "integer", "description": "an equal schema"})))
+    first = module.validate_tools_schema(tools)
+    assert type(first) is ToolsSchema and len(first) == 1 and list(first) == tools
+    assert module.validate_tools_schema(tools) is first
+    assert module.validate_tools_schema(json.loads(json.dumps(tools))) is first
+    parsers = [toklane.get_parser(TOK, tools_schema=t, **FMT) for t in (tools, json.loads(json.dumps(tools)), first)]
+    assert all(p._schema is first for p in parsers)
+    assert [_typed(p) for p in parsers] == [5, 5, 5]
+    assert first._index is not None  # built by the first parser that read it, then shared
+    assert first.tools is first.tools and first.tools is not tools  # an owned copy, made once
+    assert module.validate_tools_schema(first) is first  # taken as it is
+
+
+def test_a_changed_schema_is_checked_again_and_parsers_keep_what_they_were_given():
+    from toklane.parsing import schema as module
+
+    tools = _tools({"type": "integer", "description": "changed later"})
+    before = toklane.get_parser(TOK, tools_schema=tools, **FMT)
+    remembered = module.validate_tools_schema(tools)
+    tools[0]["function"]["parameters"]["properties"]["x"]["type"] = "string"  # same object, new value
+    after = toklane.get_parser(TOK, tools_schema=tools, **FMT)
+    assert after._schema is not remembered
+    assert _typed(after) == "5"  # the new schema, not the remembered one
+    assert _typed(before) == 5  # a parser keeps the schema as it was when it was built
+    tools[0]["function"]["parameters"]["properties"]["x"]["type"] = "integer"
+    assert module.validate_tools_schema(tools) is remembered  # the old value again: its old result
+
+
+def test_an_invalid_schema_fails_every_time_and_is_not_remembered():
+    from toklane.parsing import schema as module
+
+    tools = _tools({"type": "string", "enum": "not a list"})
+    image = __import__("marshal").dumps(tools, 4)
+    for build in (
+        lambda: module.validate_tools_schema(tools),
+        lambda: toklane.get_parser(TOK, tools_schema=tools, **FMT),
+        lambda: toklane.get_parser(TOK, tools_schema=json.loads(json.dumps(tools)), **FMT),
+        lambda: toklane.parse(TOK, text=OUTPUT, tools_schema=tools, **FMT),
+    ):
+        with pytest.raises(InvalidToolsSchemaError, match=r"properties\.x\.enum must be a list"):
+            build()
+    assert image not in module._valid
+
+
 class _DictSubclass(dict):
     pass
 
@@ -199,7 +257,8 @@ def test_only_plain_values_are_remembered():
         [_Model(_tools({"type": "number"})[0])],
         tuple(_tools({"type": "number", "title": "tuple"})),
     ):
-        module.validate_tools_schema(tools)
+        assert module.validate_tools_schema(tools) is None
+        assert toklane.get_parser(TOK, tools_schema=tools, **FMT)._schema is tools  # kept as given
     assert len(module._valid) == before
 
 
@@ -220,5 +279,65 @@ def test_the_memory_is_bounded_in_count_and_bytes_under_threads():
     assert len(module._valid) <= module.MAX_REMEMBERED
     assert module._valid_bytes == sum(map(len, module._valid)) <= module.MAX_REMEMBERED_BYTES
     huge = _tools({"type": "string", "description": "d" * (module.MAX_REMEMBERED_BYTES // 2)})
-    module.validate_tools_schema(huge)
+    assert module.validate_tools_schema(huge) is None  # checked, not kept
     assert __import__("marshal").dumps(huge, 4) not in module._valid
+
+
+def test_the_least_recently_used_schema_goes_first():
+    from toklane.parsing import schema as module
+
+    def schema(i: int) -> list[dict[str, Any]]:
+        return _tools({"type": "string", "description": f"lru {i}"})
+
+    kept = module.validate_tools_schema(schema(0))
+    for i in range(1, module.MAX_REMEMBERED + 50):
+        assert module.validate_tools_schema(schema(0)) is kept  # used again and again: stays
+        module.validate_tools_schema(schema(i))
+    assert len(module._valid) == module.MAX_REMEMBERED
+    assert module.validate_tools_schema(schema(0)) is kept
+    assert __import__("marshal").dumps(schema(1), 4) not in module._valid  # the oldest unused went
+
+
+class _Fn:
+    def __init__(self, name: Any, parameters: Any = None, description: str | None = None):
+        self.name, self.parameters, self.description = name, parameters, description
+
+
+class _Tool:
+    """The shape of vLLM's ChatCompletionToolsParam and SGLang's Tool: fields read, model_dump counted."""
+
+    dumps = 0
+
+    def __init__(self, function: _Fn, type: str = "function"):
+        self.type, self.function = type, function
+
+    def model_dump(self, mode: str = "python", exclude_none: bool = False) -> dict[str, Any]:
+        _Tool.dumps += 1
+        fn = {k: v for k, v in vars(self.function).items() if v is not None or not exclude_none}
+        return {"type": self.type, "function": fn}
+
+
+def test_a_requests_tool_models_are_read_by_field_and_found_by_value():
+    from toklane.parsing.schema import request_tools_schema, validate_tools_schema
+
+    params = '{"type": "object", "properties": {"x": {"type": "integer"}}}'
+    _Tool.dumps = 0
+    first = request_tools_schema([_Tool(_Fn("f", json.loads(params), "a tool"))])
+    again = request_tools_schema([_Tool(_Fn("f", json.loads(params), "described otherwise"))])  # the next request
+    assert first is again and _Tool.dumps == 0
+    assert validate_tools_schema(first) is first
+    assert list(first) == [{"type": "function", "function": {"name": "f", "parameters": json.loads(params)}}]
+    assert _typed(toklane.get_parser(TOK, tools_schema=first, **FMT)) == 5
+    assert request_tools_schema(None) is None and request_tools_schema([]) is None
+
+
+def test_a_requests_tools_that_do_not_read_by_field_go_through_model_dump():
+    from toklane.parsing.schema import request_tools_schema
+
+    _Tool.dumps = 0
+    bad = [_Tool(_Fn("f", {"type": "object", "properties": {"x": {"enum": "ab"}}}))]
+    dumped = request_tools_schema(bad)
+    assert _Tool.dumps == 1 and dumped == [bad[0].model_dump(exclude_none=True)]
+    with pytest.raises(InvalidToolsSchemaError, match=r"properties\.x\.enum must be a list"):
+        toklane.get_parser(TOK, tools_schema=dumped, **FMT)  # the error it always gave
+    assert request_tools_schema([_Tool(_Fn(None))]) == [{"type": "function", "function": {}}]

@@ -59,6 +59,7 @@ from ..decoding.thinking import thinking_plan
 from ..errors import InvalidArgumentError, ToklaneError
 from ..parsing import format_catalog, get_parser, parse
 from ..parsing.api import format_combo
+from ..parsing.schema import request_tools_schema
 from ..parsing.tables import Tables, tables_for
 from ..parsing.types import Delta, ParseResult
 from ..reasoning_markers import markers_for
@@ -75,11 +76,9 @@ def _tokenizer(tokenizer: Any, name: str, where: str) -> Tokenizer:
     return tokenizer if type(tokenizer) is Tokenizer else load_tokenizer(tokenizer)
 
 
-def _schema(tools: Any) -> list[dict[str, Any]] | None:
-    """SGLang's ``Tool`` objects as OpenAI dicts (what toklane's ``tools_schema`` takes), or None."""
-    if not tools:
-        return None
-    return [t.model_dump(mode="json", exclude_none=True) if hasattr(t, "model_dump") else t for t in tools]
+def _schema(tools: Any) -> Any:
+    """SGLang's ``Tool`` objects as toklane's ``tools_schema`` (validated, found by value), or None."""
+    return request_tools_schema(tools)
 
 
 def _unknown_tools() -> str:

@@ -59,6 +59,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from ..decoding.thinking import prompt_state, thinking_plan
 from ..parsing import format_catalog, get_parser, parse
 from ..parsing.api import reasoning_format
+from ..parsing.schema import request_tools_schema
 from ..parsing.types import Delta, ParseResult
 from ..tokenizer import Tokenizer, load_tokenizer
 from ._forced import ForcedCalls
@@ -79,12 +80,9 @@ def _tokenizer(tokenizer: Any) -> Tokenizer:
     return tokenizer if type(tokenizer) is Tokenizer else load_tokenizer(tokenizer)
 
 
-def _schema(request: Any) -> list[dict[str, Any]] | None:
-    """The request's tools as OpenAI dicts (what toklane's ``tools_schema`` takes), or None."""
-    tools = getattr(request, "tools", None)
-    if not tools:
-        return None
-    return [t.model_dump(mode="json", exclude_none=True) if hasattr(t, "model_dump") else t for t in tools]
+def _schema(request: Any) -> Any:
+    """The request's tools as toklane's ``tools_schema`` (validated, found by value), or None."""
+    return request_tools_schema(getattr(request, "tools", None))
 
 
 def _keep_special_tokens(request: Any) -> Any:

@@ -46,7 +46,7 @@ from .. import gather
 from ..errors import InvalidTokenIdError
 from .block import FAILED, NON_WS, OPEN, WS, Body
 from .bodies.json_calls import JsonCalls, plain_call
-from .schema import validate_tools_schema
+from .schema import ToolsSchema, validate_tools_schema
 from .types import Delta, ParseResult, ToolCall, ToolCallDelta
 
 if TYPE_CHECKING:
@@ -286,9 +286,11 @@ class StreamParser:
     def _take_schema(self, tools_schema: Any, unknown_tools: str) -> None:
         """The request's ``tools_schema``: checked (malformed schemas fail here, not mid-stream),
         kept, and ``unknown_tools`` applied (it needs one). Nothing else a parser starts with depends
-        on it, so :func:`toklane.get_parser` gives it to a copy of a prototype."""
-        validate_tools_schema(tools_schema)
-        self._schema = tools_schema
+        on it, so :func:`toklane.get_parser` gives it to a copy of a prototype. A schema of plain values
+        is kept as its :class:`~toklane.parsing.schema.ToolsSchema` (one per distinct value, its index
+        built once), which no later change to the caller's lists reaches."""
+        checked = validate_tools_schema(tools_schema)
+        self._schema = tools_schema if checked is None else checked
         if unknown_tools != "keep":
             self._unknown = unknown_tools
 
@@ -1271,7 +1273,13 @@ def _first_of(s: str, chars: str, i: int) -> int:
 
 
 def _schema_index(schema: Any) -> dict[str, dict[str, Any]]:
-    """``{function name: {parameter: schema}}`` from an OpenAI ``tools`` list (lenient about shape)."""
+    """``{function name: {parameter: schema}}`` from an OpenAI ``tools`` list (lenient about shape); a
+    :class:`~toklane.parsing.schema.ToolsSchema`'s is built once and shared (it is only read)."""
+    if type(schema) is ToolsSchema:
+        index = schema._index
+        if index is None:
+            index = schema._index = _schema_index(schema.tools)
+        return index
     index: dict[str, dict[str, Any]] = {}
     if not schema:
         return index

@@ -11,11 +11,22 @@ tools generally) walk into: ``type``, ``properties``, ``items``, ``anyOf`` /
 keywords. Unknown keywords and values are left alone, and tools that are not
 function tools (``{"type": "web_search"}``) are allowed and ignored.
 
-Engines pass a request's ``tools`` with every request, usually the same tools: a schema made of plain
+Engines pass a request's ``tools`` with every request, usually the same tools. A schema made of plain
 ``dict``/``list``/``str``/number values (what the plugins hand over) is remembered by value once it has
-passed -- keyed by its :mod:`marshal` image, which C writes in a fifth of the time the walk takes and
+passed: keyed by its :mod:`marshal` image, which C writes in a fifth of the time the walk takes and
 which only exact built-in types have (a tuple, a subclass, a pydantic model has none: walked every
-time, so nothing the walk would refuse is ever let through by a lookalike).
+time, so nothing the walk would refuse is ever let through by a lookalike). The image also records
+which strings are shared, so one value built two ways (a literal, parsed JSON) may be kept twice;
+each request built the same way (the engines' JSON) finds the same one. Each distinct valid
+schema has one :class:`ToolsSchema`, the validated result every equal schema gets: an owned copy
+(read back from the image, so a later change to the caller's lists cannot reach a parser) and the
+parsers' ``{tool: parameters}`` index, both made once, when a parser first reads them. A
+:class:`ToolsSchema` passed as ``tools_schema`` is taken as it is: the one constant-time route, for
+a caller that builds many parsers with the same tools.
+
+Why not by identity first: lists and dicts take no weak references and have no version a caller's
+change would bump, so an ``id()`` hit would still have to prove that nothing inside changed -- the
+same C pass over the whole schema that the value key is, for the same cost.
 """
 
 from __future__ import annotations
@@ -23,7 +34,9 @@ from __future__ import annotations
 import json
 import marshal
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Any
 
 from ..errors import InvalidToolsSchemaError, json_kind
@@ -88,48 +101,135 @@ def _text(path: Path) -> str:
     return text
 
 
-#: Valid schemas' marshal images (insertion order: the oldest goes first), their total size, and the
-#: bounds on both: a schema's image over MAX_REMEMBERED_BYTES is walked every time.
-_valid: dict[bytes, None] = {}
+class ToolsSchema:
+    """A validated ``tools_schema``: one object per distinct schema value, shared by every request that
+    passes an equal schema (see the module's notes). ``get_parser(..., tools_schema=x)`` takes one as it
+    is, with no check. Iterating it gives the tools (``dict``s, read-only: they are shared)."""
+
+    __slots__ = ("_image", "_index", "_len", "_tools")
+
+    def __init__(self, image: bytes, count: int):
+        self._image = image
+        self._len = count
+        self._tools: list[Any] | None = None
+        self._index: dict[str, dict[str, Any]] | None = None  # filled by the parsers (engine._schema_index)
+
+    @property
+    def tools(self) -> list[Any]:
+        """The tools, as an owned copy read back from the marshal image (made on first use)."""
+        tools = self._tools
+        if tools is None:
+            tools = self._tools = marshal.loads(self._image)
+        return tools
+
+    def __iter__(self) -> Any:
+        return iter(self.tools)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.tools[i]
+
+    def __repr__(self) -> str:
+        return f"<ToolsSchema: {self._len} tools, validated>"
+
+
+#: Valid schemas' marshal images -> their ToolsSchema, least recently used first; the total size of
+#: the images, and the bounds on both: a schema whose image is over a quarter of
+#: MAX_REMEMBERED_BYTES is walked every time.
+_valid: OrderedDict[bytes, ToolsSchema] = OrderedDict()
 _valid_bytes = 0
 _valid_lock = threading.Lock()
-MAX_REMEMBERED = 512
-MAX_REMEMBERED_BYTES = 4 << 20
+MAX_REMEMBERED = 256
+MAX_REMEMBERED_BYTES = 2 << 20  # images; the copies and indexes parsers read are made once each, a few times that
 
 
-def validate_tools_schema(tools_schema: Any) -> None:
-    """Raise :class:`~toklane.errors.InvalidToolsSchemaError` naming the first malformed field (a
-    schema already seen valid, of plain built-in values, is found by value instead of walked)."""
+def validate_tools_schema(tools_schema: Any) -> ToolsSchema | None:
+    """Raise :class:`~toklane.errors.InvalidToolsSchemaError` naming the first malformed field.
+
+    Returns the :class:`ToolsSchema` of a list of plain built-in values (the same object for every
+    equal schema: found by value, not walked again), or None for a schema that is not remembered
+    (``None``; a tuple, subclasses or models, walked every time; one too large to keep)."""
     if tools_schema is None:
-        return
+        return None
     if type(tools_schema) is not list:
+        if type(tools_schema) is ToolsSchema:
+            return tools_schema
         _walk(tools_schema)
-        return
+        return None
     try:
         image = marshal.dumps(tools_schema, 4)
     except (ValueError, RecursionError):  # a value marshal does not write (a model, a subclass), or too deep
         _walk(tools_schema)
-        return
-    if image in _valid:
-        return
+        return None
+    found = _valid.get(image)
+    if found is not None:
+        try:  # noqa: SIM105 (contextlib.suppress costs more than this whole lookup)
+            _valid.move_to_end(image)
+        except KeyError:  # dropped by another thread meanwhile
+            pass
+        return found
     _walk(tools_schema)
-    _remember(image)
+    return _remember(image, len(tools_schema))
 
 
-def _remember(image: bytes) -> None:
-    """Keep a valid schema's image, dropping the oldest ones past the bounds."""
+def _remember(image: bytes, count: int) -> ToolsSchema | None:
+    """The ToolsSchema of a valid schema's image, kept; the least recently used dropped past the bounds."""
     global _valid_bytes
     if len(image) > MAX_REMEMBERED_BYTES // 4:
-        return
+        return None
     with _valid_lock:
-        if image in _valid:
-            return
+        found = _valid.get(image)
+        if found is not None:
+            return found
         while _valid and (len(_valid) >= MAX_REMEMBERED or _valid_bytes + len(image) > MAX_REMEMBERED_BYTES):
-            oldest = next(iter(_valid))
-            del _valid[oldest]
+            oldest, _ = _valid.popitem(last=False)
             _valid_bytes -= len(oldest)
-        _valid[image] = None
+        found = _valid[image] = ToolsSchema(image, count)
         _valid_bytes += len(image)
+    return found
+
+
+def _forget_all() -> None:
+    """Drop every remembered schema (tests and benchmarks: a first sight again)."""
+    global _valid_bytes
+    with _valid_lock:
+        _valid.clear()
+        _valid_bytes = 0
+
+
+def request_tools_schema(tools: Any) -> Any:
+    """A request's ``tools`` as the engines hold them (vLLM's and SGLang's pydantic tool models, or
+    dicts) as a ``tools_schema``, or None for none: the :class:`ToolsSchema` of the fields parsers read
+    (each tool's ``type`` and its function's ``name`` and ``parameters``, taken as they are), which an
+    equal request finds by value. ``model_dump`` of a request's 4 tools costs ~50-110 µs, many times the
+    rest of a parser's set-up; it is called only where those fields do not make a valid schema of plain
+    values (its output then goes to the parser, which checks it -- a bad schema fails as it always did)."""
+    if not tools:
+        return None
+    plain = []
+    for tool in tools:
+        if type(tool) is dict:
+            plain.append(tool)
+            continue
+        fn = getattr(tool, "function", None)
+        name, kind = getattr(fn, "name", None), getattr(tool, "type", "function")
+        if type(name) is not str or type(kind) is not str:
+            return _dumped(tools)
+        params = getattr(fn, "parameters", None)
+        function = {"name": name} if params is None else {"name": name, "parameters": params}
+        plain.append({"type": kind, "function": function})
+    try:
+        checked = validate_tools_schema(plain)
+    except InvalidToolsSchemaError:
+        checked = None
+    return _dumped(tools) if checked is None else checked
+
+
+def _dumped(tools: Any) -> list[Any]:
+    """The tools as OpenAI dicts, by pydantic (what the plugins always handed over before)."""
+    return [t.model_dump(mode="json", exclude_none=True) if hasattr(t, "model_dump") else t for t in tools]
 
 
 def _walk(tools_schema: Any) -> None:
@@ -192,11 +292,11 @@ def _check_schema(root: Any, root_path: Path) -> None:
         if required is not None:
             if not isinstance(required, list):
                 raise InvalidToolsSchemaError(_text((path, "required")), f"must be a list, got {json_kind(required)}")
-            if not all(isinstance(x, str) for x in required):
+            if not all(map(isinstance, required, repeat(str))):
                 raise InvalidToolsSchemaError(_text((path, "required")), "must be a list of strings")
-        present = _NESTING_SET.intersection(node)
-        if not present:
+        if _NESTING_SET.isdisjoint(node):
             continue
+        present = _NESTING_SET.intersection(node)
         for key in sorted(present, key=_RANK.__getitem__) if len(present) > 1 else present:
             value = node[key]
             if key in _ONE:
@@ -221,9 +321,17 @@ def _check_schema(root: Any, root_path: Path) -> None:
                     raise InvalidToolsSchemaError(_text((path, key)), f"must be an object, got {json_kind(value)}")
                 at = (path, key)
                 for name, sub in value.items():
-                    if not isinstance(name, str):
+                    if type(name) is not str and not isinstance(name, str):
                         raise InvalidToolsSchemaError(_text(at), f"has a non-string key {name!r:.60}")
+                    if type(sub) is dict and depth < MAX_SCHEMA_DEPTH and _NESTING_SET.isdisjoint(sub):
+                        # A leaf (most property schemas) that passes its three checks: done here, not
+                        # pushed; anything else is pushed and checked (and named) in full.
+                        t = sub.get("type")
+                        if (t is None or type(t) is str) and "required" not in sub:
+                            enum = sub.get("enum")
+                            if enum is None or type(enum) is list:
+                                continue
                     stack.append((sub, (at, name), depth + 1))
 
 
-__all__ = ["MAX_SCHEMA_DEPTH", "validate_tools_schema"]
+__all__ = ["MAX_SCHEMA_DEPTH", "ToolsSchema", "request_tools_schema", "validate_tools_schema"]
