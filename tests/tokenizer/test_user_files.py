@@ -10,6 +10,7 @@ is compared on the mixed corpus and on the inputs the engines handle with care.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import shutil
 import threading
@@ -23,6 +24,7 @@ import toklane
 from tests.profiles import examples
 from tests.references import CORPUS
 from tests.tokenizer import pipelines
+from toklane.tokenizer import bundled as bundled_module
 from toklane.tokenizer.engines import staged
 from toklane.tokenizer.engines.choose import choose_engine
 from toklane.tokenizer.files import Pipeline
@@ -168,6 +170,51 @@ def test_deepseek_file_from_a_folder_runs_compiled_then_fastokens(deepseek_folde
         assert tok.encode(text) == bundled.encode(text), text[:20]
         assert tok.encode(text, split_special_tokens=True) == bundled.encode(text, split_special_tokens=True)
     assert tok.vocab == bundled.vocab and tok.special_tokens == bundled.special_tokens
+
+
+def test_a_users_file_loads_again_from_the_disk_cache(tmp_path, monkeypatch, deepseek_json, deepseek_hf):
+    """A user's tokenizer.json on the compiled encoder keeps its ranks and checked skeleton in the disk
+    cache, keyed by a hash of its text and the toklane release: a later load of the same text (another
+    process, here the loader called again) neither parses nor checks the JSON, and gives the same ids;
+    a changed file is a new key; a file that fails its check is never remembered."""
+    from toklane.tokenizer import image_cache, registry
+
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    target = folder / "tokenizer.json"
+    shutil.copy(deepseek_json, target)
+    first = registry._read_path(target, str(target))
+    kinds = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "cache").glob("*.img"))
+    assert kinds.count("json-ranks") == 1 and kinds.count("json-skeleton") == 1, kinds
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the JSON was parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(registry, "load_json", no_parse)
+        m.setattr(bundled_module, "load_json", no_parse)
+        m.setattr(bundled_module, "check_tokenizer_json", no_parse)
+        again = registry._read_path(target, str(target))
+    assert again.engine == first.engine == "compiled" and again.engine_reason == first.engine_reason
+    for text in CORPUS:
+        assert again.encode(text) == first.encode(text)
+    assert_same(again, deepseek_hf, CORPUS)
+    # another text: another key (its own images), never the first file's
+    data = json.loads(target.read_text(encoding="utf-8"))
+    data["added_tokens"].append({**data["added_tokens"][-1], "id": 200_000, "content": "<|new one|>"})
+    target.write_text(json.dumps(data), encoding="utf-8")
+    changed = registry._read_path(target, str(target))
+    assert changed.encode("<|new one|>") == [200_000] and first.encode("<|new one|>") != [200_000]
+    assert len(list((tmp_path / "cache").glob("json-skeleton-*.img"))) == 2
+    # a file that fails its check loads nowhere, and leaves no skeleton
+    data["model"]["merges"] = 7
+    target.write_text(json.dumps(data), encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(toklane.TokenizerLoadError):
+            registry._read_path(target, str(target))
+    assert len(list((tmp_path / "cache").glob("json-skeleton-*.img"))) == 2
+    assert image_cache.cache_dir() == tmp_path / "cache"
 
 
 def test_upgrade_under_concurrent_encoding_changes_no_result(tmp_path, deepseek_json):

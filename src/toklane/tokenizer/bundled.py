@@ -19,6 +19,7 @@ cache), quicktok where it has a scanner for it (o200k, tekken, ranks it does not
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
 import json
 import os
@@ -610,14 +611,18 @@ def _compiled_json(
     *,
     cache_ranks: bool = False,
     full: Callable[[], Any] | None = None,
+    ranks_key: Callable[[], str] | None = None,
 ) -> Tokenizer:
     """A ``tokenizer.json`` whose pre-tokeniser is DeepSeek-V4's (:func:`.deepseek_v4.compatible`) on the
     compiled encoder: the pre-tokeniser as one pattern, the merges as ranks. A file whose merges do not
     replay as ranks, or whose added tokens overlap them, is a :class:`TokenizerLoadError` (the caller
-    then loads it with ``tokenizers``). ``full``: the whole parsed file, where ``data`` is its skeleton."""
-    if cache_ranks:  # (the merges replayed, from the whole file)
+    then loads it with ``tokenizers``). ``full``: the whole parsed file, where ``data`` is its skeleton.
+    The ranks (the merges replayed) are kept in the disk cache where ``cache_ranks`` (keyed by the file
+    ``source``) or ``ranks_key`` (what keys them: a hash of a user's file's content) says so."""
+    if cache_ranks or ranks_key is not None:
         whole = full or (lambda: data)
-        ranks = image_cache.ranks("json-ranks", source, lambda: deepseek_v4.ranks(whole()["model"], source))
+        key = ranks_key() if ranks_key is not None else image_cache.file_key(source)
+        ranks = image_cache.cached_ranks("json-ranks", key, lambda: deepseek_v4.ranks(whole()["model"], source))
     else:
         ranks = deepseek_v4.ranks(data["model"], source)
     offset = image_cache.lowest_rank(ranks)
@@ -661,6 +666,8 @@ def hf_json_tokenizer(
     trusted: bool = False,
     cache_ranks: bool = False,
     full: Callable[[], Any] | None = None,
+    cache_by_content: bool = False,
+    checked: bool = False,
 ) -> Tokenizer:
     """A tokenizer over ``tokenizer.json`` text, on the engine :func:`.engines.choose.choose_engine`
     picks for its pipeline (``tok.engine_reason`` says which and why): toklane's compiled encoder
@@ -674,21 +681,25 @@ def hf_json_tokenizer(
     parse the JSON a second time: +25% cold-load time for deepseek-v4).
     ``cache_ranks``: ``source`` is the file ``tokenizer_json`` was read from, and the ranks derived from
     it are kept in the disk cache (:mod:`.image_cache`; bundled data). ``full``: the whole parsed file,
-    where ``parsed`` is its skeleton (:func:`_skeleton`: trusted, cached data). ``tokenizer_json``: the
+    where ``parsed`` is its skeleton (:func:`_skeleton`: trusted, cached data). ``cache_by_content``: the
+    ranks derived from a user's file are kept in the disk cache keyed by a hash of its text (the same
+    file loads in a fraction of the time later, in any process); ``checked``: ``parsed`` is the skeleton
+    of a file checked when it was stored. ``tokenizer_json``: the
     text, or what reads it where it may not be needed (``parsed`` given: read for a fallback or the
     fastokens build only).
     """
     text = tokenizer_json if callable(tokenizer_json) else lambda: tokenizer_json
     if parsed is None:
         parsed = load_json(text(), source, "tokenizer.json")
-    if not trusted:
+    if not (trusted or checked):
         check_tokenizer_json(parsed, source)
     plan = choose_engine(parsed)
     reason = plan.explain() if not trusted else plan.reason
     tok = None
     if plan.engine in ("compiled", "tiktoken"):
         try:
-            tok = _compiled_json(name, parsed, source, aliases, eos, cache_ranks=cache_ranks, full=full)
+            key = (lambda: _content_key(text())) if cache_by_content else None
+            tok = _compiled_json(name, parsed, source, aliases, eos, cache_ranks=cache_ranks, full=full, ranks_key=key)
         except TokenizerLoadError as exc:
             reason = f"tokenizers: DeepSeek-V4's pre-tokeniser, but not on the compiled encoder ({exc.reason})"
     if tok is None:
@@ -706,6 +717,48 @@ def hf_json_tokenizer(
             "fastokens",
         )
     return tok
+
+
+@functools.lru_cache(maxsize=8)
+def _content_key(text: str) -> str:
+    """What keys the images derived from a file's text: a hash of all of it, and the toklane release
+    that checked it."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
+    return f"toklane {_version()} blake2b {digest}"
+
+
+@functools.cache
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("toklane")
+    except PackageNotFoundError:  # pragma: no cover - a source tree not installed
+        return "unknown"
+
+
+def seen_tokenizer_json(name: str, text: str, source: str) -> Tokenizer | None:
+    """A user's ``tokenizer.json`` that loaded on the compiled encoder before (this text, this toklane
+    release): from its checked skeleton and ranks in the disk cache, without parsing or checking the
+    JSON again (:func:`remember_tokenizer_json` stored them once it loaded); None where it did not."""
+    key = _content_key(text)
+    skeleton = image_cache.lookup("json-skeleton", key, _json_from_payload)
+    if skeleton is None:
+        return None
+
+    @functools.cache
+    def full() -> Any:
+        return load_json(text, source, "tokenizer.json")
+
+    return hf_json_tokenizer(name, text, source=source, parsed=skeleton, full=full, checked=True, cache_by_content=True)
+
+
+def remember_tokenizer_json(text: str, data: Any) -> None:
+    """Keep the checked skeleton of a user's ``tokenizer.json`` whose ranks are in the disk cache (it
+    loaded on the compiled encoder), for :func:`seen_tokenizer_json`."""
+    key = _content_key(text)
+    if image_cache.lookup("json-ranks", key, lambda payload: True):
+        image_cache.store("json-skeleton", key, _json_payload(_skeleton(data)))
 
 
 def _file_ids(data: Any) -> list[int] | None:

@@ -124,6 +124,25 @@ def _store(kind: str, key: str, payload: bytes) -> None:
         _write(path, full, payload)
 
 
+def store(kind: str, key: str, payload: bytes) -> None:
+    """Keep ``payload`` as the image for ``kind`` and ``key`` (for what is stored only once it proved
+    sound, where :func:`cached` would store what it builds at once)."""
+    _store(kind, key, payload)
+
+
+def lookup(kind: str, key: str, load: Callable[[bytes], T | None]) -> T | None:
+    """``load(payload)`` of the image stored for ``kind`` and ``key``, or None (none, or unsound)."""
+    full = _full_key(kind, key)
+    path = _path(kind, full)
+    payload = None if path is None else _read(path, full)
+    if payload is None:
+        return None
+    try:
+        return load(payload)
+    except Exception:  # an unsound payload that passed the checksum
+        return None
+
+
 def cached(
     kind: str, key: str | None, build: Callable[[], T], dump: Callable[[T], bytes], load: Callable[[bytes], T | None]
 ) -> T:

@@ -39,6 +39,8 @@ from .bundled import (
     ranked_tokenizer,
     ranks_engine,
     read_tiktoken_ranks,
+    remember_tokenizer_json,
+    seen_tokenizer_json,
     sentencepiece_tokenizer,
     tekken_tokenizer,
 )
@@ -542,6 +544,10 @@ def _read_path(target: Path, spec: str) -> Tokenizer:
         raise TokenizerLoadError(str(target), f"found an empty file; {EXPECTED}")
     if suffix == ".json" or (start in (b"{", b"[") and suffix != ".tiktoken"):
         text = read_text(target, str(target))
+        if target.name == "tokenizer.json":
+            seen = seen_tokenizer_json(name, text, str(target))  # (its checked skeleton in the disk cache)
+            if seen is not None:
+                return seen
         if suffix == ".json":
             data = load_json(text, str(target), "tokenizer.json or tekken.json")
         else:
@@ -551,7 +557,10 @@ def _read_path(target: Path, spec: str) -> Tokenizer:
         if target.name.startswith("tekken") or (isinstance(data, dict) and "model" not in data and "config" in data):
             return tekken_tokenizer(name, target, data=data)
         if target.name == "tokenizer.json" or (isinstance(data, dict) and not _HF_KEYS.isdisjoint(data)):
-            return hf_json_tokenizer(name, text, source=str(target), parsed=data)
+            tok = hf_json_tokenizer(name, text, source=str(target), parsed=data, cache_by_content=True)
+            if target.name == "tokenizer.json":
+                remember_tokenizer_json(text, data)
+            return tok
         raise TokenizerLoadError(str(target), f"found {_describe_json(data, target)}; {EXPECTED}")
     if suffix == ".tiktoken" or _TIKTOKEN_LINE.match(head.split(b"\n", 1)[0].strip()):
         return _read_tiktoken_file(target, spec)
