@@ -738,10 +738,11 @@ CHAT_TEMPLATES = (
     ("qwen3.5", "qwen3.6", "QWEN3_5"),
     ("llama3.1", "llama3", "LLAMA3"),
     ("deepseek-v3.1", "deepseek-v4", None),  # the bundled tokenizer.json itself
+    ("deepseek-v4", "deepseek-v4", None),
     ("gpt-oss", "o200k_harmony", "O200K"),
 )
 #: bundled tokenizer -> the template its family format (toklane's fast path) is tested equal to
-FAST_PATH_OF = {"qwen3": "qwen3", "qwen3.6": "qwen3.5", "llama3": "llama3.1"}
+FAST_PATH_OF = {"qwen3": "qwen3", "qwen3.6": "qwen3.5", "llama3": "llama3.1", "deepseek-v4": "deepseek-v4"}
 
 _WEATHER_TOOLS = [
     {

@@ -41,8 +41,8 @@ def test_count_with_tools_equals_the_library(client, model):
 
 
 def test_tool_errors(client):
-    msg = _error(client.post("/v1/count", json={"model": "deepseek-v4", "messages": MESSAGES, "tools": TOOLS}), 400)
-    assert "not rendered for chat format 'deepseek'" in msg
+    msg = _error(client.post("/v1/count", json={"model": "gpt-4o", "messages": MESSAGES, "tools": TOOLS}), 400)
+    assert "not rendered for chat format 'openai'" in msg
     msg = _error(client.post("/v1/count", json={"messages": MESSAGES, "tools": [{"type": "function"}]}), 422)
     assert "tools[0]" in msg
     msg = _error(client.post("/v1/count", json={"text": "hi", "tools": TOOLS}), 422)

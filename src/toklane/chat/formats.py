@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidArgumentError, InvalidMessagesError
+from . import families as _families
 from .messages import Message, Segment, message_text, reasoning_of, tool_calls_of, validate_messages
 from .tools import Tools, not_rendered, validate_tools
 
@@ -48,6 +49,8 @@ class Chat:
     gen: bool
     tools: Tools | None
     kwargs: Mapping[str, Any]
+    #: The tools as given (a template that writes ``tools|tojson`` writes these).
+    raw_tools: Any = None
 
     def kwarg(self, name: str, default: Any = None) -> Any:
         return self.kwargs.get(name, default)
@@ -89,7 +92,8 @@ class ChatFormat:
                 f"is read by the model's template but not rendered by toklane's {self.name!r} format; "
                 "pass chat_template= (the model's Jinja template) to render it",
             )
-        return self._render(Chat(msgs, bool(add_generation_prompt), checked, kwargs))
+        raw = tools if isinstance(tools, (list, tuple)) else checked
+        return self._render(Chat(msgs, bool(add_generation_prompt), checked, kwargs, raw))
 
     def render(
         self,
@@ -446,6 +450,25 @@ def _mistral(chat: Chat) -> list[Segment]:
     return out  # no generation prompt: the prompt already ends with [/INST]
 
 
+# --------------------------------------------------------------------------- DeepSeek V4 / Mistral templates
+
+
+def _deepseek_v4(chat: Chat) -> list[Segment]:
+    return _families.deepseek_v4(chat.messages, chat.gen, chat.tools, chat.kwargs)
+
+
+def _mistral_v3(chat: Chat) -> list[Segment]:
+    return _families.mistral_instruct(chat.messages, chat.tools, spaced=True)
+
+
+def _mistral_tekken(chat: Chat) -> list[Segment]:
+    return _families.mistral_instruct(chat.messages, chat.tools, spaced=False)
+
+
+def _mistral_v7(chat: Chat) -> list[Segment]:
+    return _families.mistral_v7(chat.messages, chat.tools, chat.raw_tools)
+
+
 _QWEN_MARKERS = ("<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>")
 
 FORMATS: dict[str, ChatFormat] = {
@@ -516,6 +539,35 @@ FORMATS: dict[str, ChatFormat] = {
             ("<s>", "</s>", "[INST]", "[/INST]", "[TOOL_CALLS]", "[TOOL_RESULTS]", "[/TOOL_RESULTS]"),
             _mistral,
         ),
+        ChatFormat(
+            "deepseek-v4",
+            "DeepSeek V4: <｜User｜>...<｜Assistant｜></think>..., DSML tool calls (DeepSeek V4's template)",
+            _families.DEEPSEEK_V4_MARKERS,
+            _deepseek_v4,
+            tools=True,
+            honours=_families.DEEPSEEK_V4_HONOURS,
+        ),
+        ChatFormat(
+            "mistral-v3",
+            "Mistral v3: <s>[INST] ...[/INST] ...</s>, [AVAILABLE_TOOLS] (Mistral-7B-Instruct-v0.3's template)",
+            _families.MISTRAL_INSTRUCT_MARKERS,
+            _mistral_v3,
+            tools=True,
+        ),
+        ChatFormat(
+            "mistral-tekken",
+            "Mistral tekken: <s>[INST]...[/INST]...</s>, [AVAILABLE_TOOLS] (Mistral-Nemo-Instruct-2407's template)",
+            _families.MISTRAL_INSTRUCT_MARKERS,
+            _mistral_tekken,
+            tools=True,
+        ),
+        ChatFormat(
+            "mistral-v7",
+            "Mistral v7: <s>[SYSTEM_PROMPT]...[/SYSTEM_PROMPT][INST]...[/INST] (Mistral-Small-3.2's template)",
+            _families.MISTRAL_V7_MARKERS,
+            _mistral_v7,
+            tools=True,
+        ),
     )
 }
 
@@ -523,17 +575,20 @@ FORMAT_OF_BUNDLED = {
     "qwen3.6": "qwen3.5",
     "qwen3": "chatml",
     "llama3": "llama3",
-    "deepseek-v4": "deepseek",
+    "deepseek-v4": "deepseek-v4",
     "o200k_harmony": "harmony",
     "o200k_base": "openai",
     "cl100k_base": "openai",
-    "mistral-tekken": "mistral",
+    "mistral-tekken": "mistral-tekken",
+    "mistral-v3": "mistral-v3",
+    "mistral-v7": "mistral-v7",
 }
 
 # For other tokenizers: a telltale added token -> format.
 _FORMAT_BY_MARKER = (
     ("<|im_start|>", "chatml"),
     ("<|start_header_id|>", "llama3"),
+    ("｜DSML｜", "deepseek-v4"),  # DeepSeek V4's vocabulary (DSML tool calls)
     (_DS_USER, "deepseek"),
     ("<|channel|>", "harmony"),
     ("[INST]", "mistral"),

@@ -54,6 +54,8 @@ BUNDLED_SPECIALS: dict[str, dict[str, str]] = {
     },
     "o200k_harmony": {"bos_token": "<|startoftext|>", "eos_token": "<|return|>", "pad_token": "<|endoftext|>"},
     "mistral-tekken": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"},
+    "mistral-v3": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"},
+    "mistral-v7": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"},
     "cl100k_base": {"eos_token": "<|endoftext|>"},
     "o200k_base": {"eos_token": "<|endoftext|>"},
 }

@@ -11,6 +11,8 @@ chat template puts them:
 * Llama 3.1+ (``llama3``): ``Environment: ipython`` in the dated system header, the tools
   as indented JSON at the top of the first message after the system message.
 * gpt-oss (``harmony``): a developer message (:mod:`.harmony_tools`).
+* DeepSeek V4 (``deepseek-v4``), Mistral v3 / Nemo / Small 3.2 (``mistral-v3``, ``mistral-tekken``,
+  ``mistral-v7``): as their templates lay them out (:mod:`.families`).
 
 A model's own Jinja template gets the tools as given. Formats without a tool layout raise
 :class:`~toklane.errors.InvalidArgumentError` naming the family. The layouts are in
@@ -179,9 +181,10 @@ LLAMA3_USER_HEAD = (
 
 #: Chat formats with no tool rendering, and why (the error says it).
 NOT_RENDERED = {
-    "deepseek": "DeepSeek V4's tool prompt is not implemented in the fast path",
+    "deepseek": "the DeepSeek V3 layout has no tool prompt; the deepseek-v4 format renders DeepSeek V4's",
     "openai": "OpenAI does not publish how its API renders tool definitions",
-    "mistral": "Mistral's [AVAILABLE_TOOLS] block is not implemented in the fast path",
+    "mistral": "mistral-common's layout; the formats mistral-v3, mistral-tekken and mistral-v7 render the "
+    "[AVAILABLE_TOOLS] block of their models' templates",
 }
 
 
@@ -190,6 +193,7 @@ def not_rendered(format_name: str) -> InvalidArgumentError:
     return InvalidArgumentError(
         "tools",
         f"are not rendered for chat format {format_name!r} ({reason}); tools are rendered by the formats chatml, "
-        "qwen3.5 (Qwen), llama3 and harmony (gpt-oss), and by any model's own template: pass chat_template= "
+        "qwen3.5 (Qwen), llama3, harmony (gpt-oss), deepseek-v4, mistral-v3, mistral-tekken and mistral-v7, "
+        "and by any model's own template: pass chat_template= "
         "(the model's Jinja template), count without tools, or put the tool text in the system message",
     )
