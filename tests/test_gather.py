@@ -194,7 +194,7 @@ def test_runs_refuses_what_it_cannot_read() -> None:
         with pytest.raises(TypeError):
             runs(iter([1]), table.blob, table.entries, table.kinds, False, True)
         # entries pointing past the blob are declined, never read
-        entries = np.frombuffer(table.entries, dtype=gather._ENTRY)
+        entries = np.frombuffer(table.entries, dtype=gather._entry_dtype())
         longest = int(np.flatnonzero((entries["other"] == 1) & (table.kind_array == ORDINARY))[0])
         bad = entries.copy()
         bad.view(np.uint32).reshape(len(bad), 4)[longest, 0] = len(table.blob) - 1

@@ -80,3 +80,24 @@ def test_import_toklane_and_the_plugins_load_nothing_of_the_service() -> None:
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
     bare = _run("import toklane, toklane.parsing, toklane.decoding, toklane.counting\nprint('ok')")
     assert bare.returncode == 0 and bare.stdout.strip() == "ok", bare.stderr
+
+
+def test_import_load_encode_and_decode_import_no_numpy() -> None:
+    """numpy (~50 ms of a cold start) is imported where an array is made (a flat batch, the corpus
+    jobs, the numpy fallbacks), not by ``import toklane``, a bundled tokenizer's load from the disk
+    cache, encoding or decoding lists: every bundled ranks vocabulary is loaded here twice (the first
+    load may build the cache's images, which may use numpy: a second process then checks)."""
+    code = """
+        import json, sys
+        import toklane
+        before = "numpy" in sys.modules
+        for name in ("qwen3.6", "qwen3", "deepseek-v4", "llama3", "cl100k_base", "o200k_base", "o200k_harmony"):
+            tok = toklane.load_tokenizer(name)
+            ids = tok.encode("hello world <|im_end|> 日本語 e\\u0301")
+            assert tok.decode(ids) and tok.count("x y") == 2
+        print(json.dumps({"at import": before, "after": "numpy" in sys.modules}))
+        """
+    _run(code)
+    result = _run(code)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"at import": False, "after": False}

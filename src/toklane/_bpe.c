@@ -12,6 +12,7 @@
  *   byte no rank holds: the caller then encodes it with the regex engine, which is the reference.
  * build_packed(payload, classes, grammar) -> encoder, over a packed ranks payload (image_cache's).
  * decode(encoder, ids) -> the ids' bytes joined (None where one is not a rank).
+ * packed_check(payload) -> what a ranks payload holds (layout, dense ranks, single bytes, lowest).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
  * flag_scan(flags, prefixes, text) -> the positions the quicktok engines check (toklane.tokenizer
@@ -944,6 +945,70 @@ done:
     return result;
 }
 
+/* packed_check(payload) -> (layout, dense, singles, lowest): whether the payload's layout holds (sizes,
+ * offsets rising from 0 to the blob's end), whether its ranks are lowest..lowest+n-1 each once, how many
+ * distinct bytes are tokens of their own, and the lowest rank (0 for none). Read in place. */
+static PyObject *
+bpe_packed_check(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "packed_check(payload: bytes-like)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    int layout = 0, dense = 0, singles = 0;
+    int32_t lowest = 0;
+    const uint8_t *at = view.buf;
+    uint32_t n = 0, size = 0;
+    if (view.len >= 8) {
+        memcpy(&n, at, 4);
+        memcpy(&size, at + 4, 4);
+        layout = (uint64_t)view.len == 8 + 4 * ((uint64_t)n + 1) + 4 * (uint64_t)n + size;
+    }
+    if (layout) {
+        const uint8_t *offsets = at + 8, *ranks = offsets + 4 * ((size_t)n + 1), *blob = ranks + 4 * (size_t)n;
+        int32_t previous, next, r;
+        memcpy(&previous, offsets, 4);
+        layout = previous == 0;
+        uint8_t bytes_seen[256] = {0};
+        for (uint32_t k = 0; layout && k < n; k++) {
+            memcpy(&next, offsets + 4 * ((size_t)k + 1), 4);
+            if (next <= previous || (uint32_t)next > size)
+                layout = 0;
+            else if (next - previous == 1 && !bytes_seen[blob[previous]]) {
+                bytes_seen[blob[previous]] = 1;
+                singles++;
+            }
+            previous = next;
+        }
+        layout = layout && (uint32_t)previous == size;
+        for (uint32_t k = 0; layout && k < n; k++) {
+            memcpy(&r, ranks + 4 * (size_t)k, 4);
+            if (k == 0 || r < lowest)
+                lowest = r;
+        }
+        uint8_t *seen = layout ? calloc((size_t)n + 1, 1) : NULL;
+        if (layout && seen == NULL) {
+            PyBuffer_Release(&view);
+            return PyErr_NoMemory();
+        }
+        dense = layout;
+        for (uint32_t k = 0; dense && k < n; k++) {
+            memcpy(&r, ranks + 4 * (size_t)k, 4);
+            int64_t i = (int64_t)r - lowest;
+            if (i >= (int64_t)n || seen[i])
+                dense = 0;
+            else
+                seen[i] = 1;
+        }
+        free(seen);
+    }
+    PyBuffer_Release(&view);
+    return Py_BuildValue("(OOii)", layout ? Py_True : Py_False, dense ? Py_True : Py_False, singles, (int)lowest);
+}
+
 /* decode(encoder, ids) -> the bytes of ids (a list or tuple of ranks) joined, or None where one is
  * not a rank the encoder holds (the caller decides). */
 static PyObject *
@@ -1276,6 +1341,8 @@ static PyMethodDef bpe_methods[] = {
      "build(ranks, classes, grammar) -> encoder"},
     {"build_packed", (PyCFunction)(void (*)(void))bpe_build_packed, METH_FASTCALL,
      "build_packed(payload, classes, grammar) -> encoder, over a packed ranks payload read in place"},
+    {"packed_check", (PyCFunction)(void (*)(void))bpe_packed_check, METH_FASTCALL,
+     "packed_check(payload) -> (layout sound, ranks dense from the lowest, single bytes, lowest rank)"},
     {"decode", (PyCFunction)(void (*)(void))bpe_decode, METH_FASTCALL,
      "decode(encoder, ids) -> the ids' bytes joined, or None where one is not a rank"},
     {"encode", (PyCFunction)(void (*)(void))bpe_encode, METH_FASTCALL,

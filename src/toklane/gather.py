@@ -26,12 +26,12 @@ Two implementations, one contract (tests run both on the same ids):
 
 from __future__ import annotations
 
+import functools
+import sys
 from array import array
 from collections.abc import Iterable
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from .switches import pure_python
 
@@ -50,6 +50,27 @@ except ImportError:  # no compiler at install time, or the fallback asked for
 
 #: Whether the compiled reader (``toklane._gather``) is in use.
 NATIVE = _native_runs is not None
+
+
+class _Numpy:
+    """numpy, imported on first use: ``import toklane`` does not pay for it, and neither does a
+    decode of lists through the C reader."""
+
+    def __getattr__(self, name: str) -> Any:
+        import numpy
+
+        globals()["np"] = numpy
+        return getattr(numpy, name)
+
+
+np: Any = _Numpy()
+
+
+def _is_ndarray(ids: Any) -> bool:
+    """Whether ``ids`` is a numpy array (never where numpy was not imported: nothing made one)."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and type(ids) is numpy.ndarray
+
 
 #: Kinds of ids (:attr:`IdTable.kind_array`; the precedence of the per-token loop:
 #: marker, dropped, hole).
@@ -114,8 +135,11 @@ def _whole_characters(data: bytes | None) -> bool:
 #: Longest token held in its entry (the other 2 of its 16 bytes: its size, and whether to look at the kinds).
 INLINE = 14
 
-#: One entry of :attr:`IdTable.entries`, as the C reader's ``Entry`` (16 bytes, no padding).
-_ENTRY = np.dtype([("data", "u1", (INLINE,)), ("size", "u1"), ("other", "u1")])
+
+@functools.cache
+def _entry_dtype() -> Any:
+    """One entry of :attr:`IdTable.entries`, as the C reader's ``Entry`` (16 bytes, no padding)."""
+    return np.dtype([("data", "u1", (INLINE,)), ("size", "u1"), ("other", "u1")])
 
 
 def _places(table: tuple[bytes | None, ...]) -> tuple[Any, Any, Any]:
@@ -145,7 +169,7 @@ def _token_entries(table: tuple[bytes | None, ...], added: Iterable[int]) -> tup
     odd = holes | (starts + sizes >= 2**32) | (sizes > 0xFFFF)
     kinds = np.where(odd, HOLE, ORDINARY).astype(np.uint8)
     blob = b"".join(b for b in table if b)
-    entries = np.zeros(n, dtype=_ENTRY)
+    entries = np.zeros(n, dtype=_entry_dtype())
     short = ~odd & (sizes <= INLINE)
     short[[i for i in added if 0 <= i < n]] = False
     # every short token's bytes, padded with zeros: a gather from the blob per column
@@ -173,7 +197,7 @@ def runs(ids: Any, table: IdTable, decode: bool, placeholders: bool = True) -> t
     if type(ids) is list or type(ids) is tuple:
         if _native_runs is not None:
             return _native_runs(ids, table.blob, table.entries, table.kinds, decode, placeholders)
-    elif type(ids) is not np.ndarray:
+    elif not _is_ndarray(ids):
         return None
     return _fallback_runs(ids, table, decode)
 
@@ -189,7 +213,7 @@ def text(ids: Any, table: IdTable, placeholders: bool = True) -> tuple[str, list
     if got is None:
         return None
     pieces, positions = got
-    values = ids.tolist() if type(ids) is np.ndarray else ids
+    values = ids.tolist() if _is_ndarray(ids) else ids
     parts = []
     starts = []
     at = 0
@@ -206,7 +230,7 @@ def text(ids: Any, table: IdTable, placeholders: bool = True) -> tuple[str, list
 def _fallback_runs(ids: Any, table: IdTable, decode: bool) -> tuple[list[Any], list[int]] | None:
     if len(ids) < FALLBACK_MIN:
         return None
-    if type(ids) is np.ndarray:
+    if _is_ndarray(ids):
         if ids.ndim != 1 or ids.dtype.kind not in "iu" or (ids.dtype.kind == "i" and ids.min() < 0):
             return None
         arr = ids
@@ -220,7 +244,7 @@ def _fallback_runs(ids: Any, table: IdTable, decode: bool) -> tuple[list[Any], l
     odd = np.flatnonzero(kinds[arr])  # markers, dropped tokens, holes: usually a handful
     if len(odd) and (kinds[arr[odd]] == HOLE).any():
         return None
-    values = ids.tolist() if type(ids) is np.ndarray else ids
+    values = ids.tolist() if _is_ndarray(ids) else ids
     bytes_table = table.table
     pieces: list[bytes] = []
     positions: list[int] = []
@@ -285,4 +309,4 @@ class IdLists:
 
 def _native_array(ids: Any) -> bool:
     """Whether ``ids`` is an array the compiled ``id_list`` reads (contiguous native uint32)."""
-    return type(ids) is np.ndarray and ids.dtype == np.uint32 and ids.flags.c_contiguous
+    return _is_ndarray(ids) and ids.dtype == np.uint32 and ids.flags.c_contiguous

@@ -249,8 +249,11 @@ def test_ranks_read_back_stay_packed(tmp_path: Path, monkeypatch: pytest.MonkeyP
     source = bundled.read_tiktoken_ranks(path)
     assert len(ranks) == len(source) and image_cache.lowest_rank(ranks) == 0
     assert ranks == source and ranks._dict is not None
-    assert ranks.single_bytes() == set(range(256))
-    assert ranks.values_array().tolist() == list(source.values())
+    assert (ranks.singles, ranks.dense, ranks.lowest) == (256, True, 0)
+    numpy_read = image_cache._packed_check_numpy(ranks.payload)  # (the fallback reads it alike)
+    assert numpy_read == (True, True, 256, 0) == image_cache._packed_check(ranks.payload)
+    twice = image_cache.ranks_payload({**source, b"only once": len(source) - 1})
+    assert image_cache._packed_check(twice)[1] is image_cache._packed_check_numpy(twice)[1] is False
 
 
 def test_a_token_twice_in_a_sound_image_is_rebuilt_where_it_is_read(

@@ -26,7 +26,6 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import anyio
-import numpy
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -410,6 +409,8 @@ def create_app(
 
         def run() -> Response:
             if req.texts is not None:  # counts from the ids' offsets: no list per text
+                import numpy  # (imported by the first batch count, not at the server's start)
+
                 return json_response({"counts": numpy.diff(tok.encode_batch_flat(req.texts)[1]).tolist()})
             if req.messages is not None:
                 count = counting.count_tokens(

@@ -276,13 +276,7 @@ def check_ranks(ranks: Mapping[bytes, int], source: object, what: str = "ranks",
 def _packed_ranks_sound(ranks: PackedRanks, offset: int) -> bool:
     """Whether packed ranks are ``offset..offset+N-1`` each once and hold every single byte (else the
     dict's check below names what is wrong)."""
-    import numpy as np
-
-    found = ranks.values_array().astype(np.int64) - offset
-    n = len(found)
-    if not n or found.min() < 0 or found.max() >= n or np.bincount(found, minlength=n).max() != 1:
-        return False
-    return len(ranks.single_bytes()) == 256
+    return bool(len(ranks)) and ranks.dense and ranks.lowest == offset and ranks.singles == 256
 
 
 def _ranks_in_range(ranks: Mapping[bytes, int], offset: int) -> bool:

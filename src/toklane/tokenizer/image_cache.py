@@ -27,7 +27,7 @@ import sys
 from array import array
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -214,29 +214,39 @@ class PackedRanks(Mapping[bytes, int]):
     int object per token; the dict is made the first time something asks for it (:meth:`as_dict`: a
     tiktoken reference, the token tables, an upgrade's build)."""
 
-    __slots__ = ("_dict", "_n", "_rebuild", "payload")
+    __slots__ = ("_dict", "_n", "_rebuild", "dense", "lowest", "payload", "singles")
 
-    def __init__(self, payload: bytes, n: int, rebuild: Callable[[], dict[bytes, int]] | None = None) -> None:
+    def __init__(
+        self,
+        payload: bytes,
+        n: int,
+        rebuild: Callable[[], dict[bytes, int]] | None = None,
+        *,
+        dense: bool,
+        singles: int,
+        lowest: int,
+    ) -> None:
         self.payload = payload
         self._n = n
         self._dict: dict[bytes, int] | None = None
         self._rebuild = rebuild
+        #: Whether the ranks are ``lowest .. lowest + n - 1``, each once.
+        self.dense = dense
+        #: How many distinct bytes are tokens of their own (256 for a byte-level vocabulary).
+        self.singles = singles
+        #: The lowest rank (0 for none).
+        self.lowest = lowest
 
     @classmethod
     def read(cls, payload: bytes, rebuild: Callable[[], dict[bytes, int]] | None = None) -> PackedRanks | None:
         """The ranks of a payload whose layout holds (sizes, offsets rising from 0 to the blob's end),
-        else None. A token given twice is found where the payload is read (the compiled build, the
-        dict): the ranks then come from ``rebuild()`` (which rewrites the image), never a wrong table."""
-        import numpy as np
-
-        n, size = _COUNTS.unpack_from(payload)
-        start = _COUNTS.size
-        if len(payload) != start + 4 * (n + 1) + 4 * n + size:
+        else None; read in one compiled pass where ``toklane._bpe`` is built (numpy otherwise). A token
+        given twice is found where the payload is read (the compiled build, the dict): the ranks then
+        come from ``rebuild()`` (which rewrites the image), never a wrong table."""
+        layout, dense, singles, lowest = _packed_check(payload)
+        if not layout:
             return None
-        offsets = np.frombuffer(payload, dtype="=i4", count=n + 1, offset=start)
-        if offsets[0] != 0 or offsets[-1] != size or not (np.diff(offsets) > 0).all():
-            return None
-        return cls(payload, n, rebuild)
+        return cls(payload, _COUNTS.unpack_from(payload)[0], rebuild, dense=dense, singles=singles, lowest=lowest)
 
     def as_dict(self) -> dict[bytes, int]:
         """The ranks as a dict (made once; from ``rebuild`` where the payload gives a token twice)."""
@@ -247,25 +257,9 @@ class PackedRanks(Mapping[bytes, int]):
                     raise ValueError("an unsound ranks image")
                 ranks = self._rebuild()
                 self.payload, self._n = ranks_payload(ranks), len(ranks)
+                _, self.dense, self.singles, self.lowest = _packed_check(self.payload)
             self._dict = ranks
         return self._dict
-
-    def values_array(self) -> Any:
-        """The ranks in the payload's order, as a numpy int32 array over the payload (no copy)."""
-        import numpy as np
-
-        start = _COUNTS.size + 4 * (self._n + 1)
-        return np.frombuffer(self.payload, dtype="=i4", count=self._n, offset=start)
-
-    def single_bytes(self) -> set[int]:
-        """The bytes that are tokens of their own."""
-        import numpy as np
-
-        start = _COUNTS.size
-        offsets = np.frombuffer(self.payload, dtype="=i4", count=self._n + 1, offset=start)
-        blob = np.frombuffer(self.payload, dtype=np.uint8, offset=start + 4 * (2 * self._n + 1))
-        ones = offsets[:-1][np.diff(offsets) == 1]
-        return set(blob[ones].tolist())
 
     def __len__(self) -> int:
         return self._n
@@ -299,8 +293,43 @@ def as_dict(ranks: Mapping[bytes, int]) -> dict[bytes, int]:
 def lowest_rank(ranks: Mapping[bytes, int]) -> int:
     """The lowest rank (0 for no ranks), without making a :class:`PackedRanks`' dict."""
     if isinstance(ranks, PackedRanks):
-        return int(ranks.values_array().min()) if len(ranks) else 0
+        return ranks.lowest
     return min(ranks.values(), default=0)
+
+
+def _packed_check(payload: bytes) -> tuple[bool, bool, int, int]:
+    """``toklane._bpe.packed_check``: (layout sound, ranks dense from the lowest, single bytes, lowest)."""
+    from ..switches import pure_python
+
+    try:
+        from .. import _bpe  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - built by the dev install
+        _bpe = None
+    if _bpe is not None and not pure_python():
+        return _bpe.packed_check(payload)  # type: ignore[no-any-return]
+    return _packed_check_numpy(payload)
+
+
+def _packed_check_numpy(payload: bytes) -> tuple[bool, bool, int, int]:
+    """:func:`_packed_check` without the compiled module."""
+    import numpy as np
+
+    if len(payload) < _COUNTS.size:
+        return False, False, 0, 0
+    n, size = _COUNTS.unpack_from(payload)
+    start = _COUNTS.size
+    if len(payload) != start + 4 * (n + 1) + 4 * n + size:
+        return False, False, 0, 0
+    offsets = np.frombuffer(payload, dtype="=i4", count=n + 1, offset=start)
+    if offsets[0] != 0 or offsets[-1] != size or not (np.diff(offsets) > 0).all():
+        return False, False, 0, 0
+    values = np.frombuffer(payload, dtype="=i4", count=n, offset=start + 4 * (n + 1)).astype(np.int64)
+    lowest = int(values.min()) if n else 0
+    found = values - lowest
+    dense = bool(not n or (found.max() < n and np.bincount(found, minlength=n).max() == 1))
+    blob = np.frombuffer(payload, dtype=np.uint8, offset=start + 4 * (2 * n + 1))
+    singles = len(set(blob[offsets[:-1][np.diff(offsets) == 1]].tolist()))
+    return True, dense, singles, lowest
 
 
 def cached_ranks(kind: str, key: str | None, build: Callable[[], dict[bytes, int]]) -> Mapping[bytes, int]:
