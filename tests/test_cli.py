@@ -175,9 +175,10 @@ def test_count_chat_option_errors_are_one_line(tmp_path):
         run("count", str(m), "--model", "qwen3", "--chat-template-kwargs", "{}"),
         "--chat-template-kwargs apply to message lists: add --messages",
     )
+    # the corpus counter takes --chat-template / --chat-template-kwargs (tests/test_corpus_chat.py), not tools
     assert_clean_error(
-        run("count", str(tmp_path), "--model", "qwen3", "--messages-field", "m", "--chat-template", str(broken)),
-        "--chat-template apply to --messages/--jsonl-field counting, not to the corpus counter",
+        run("count", str(tmp_path), "--model", "qwen3", "--messages-field", "m", "--tools-schema", str(m)),
+        "--tools-schema applies to --messages/--jsonl-field counting, not to the corpus counter",
     )
 
 

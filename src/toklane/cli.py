@@ -314,19 +314,23 @@ def _chat_options(tok: Any, args: argparse.Namespace) -> dict[str, Any]:
     if args.chat_template is not None:
         options["chat_template"] = _chat_template(tok, args.chat_template, args)
     if args.chat_template_kwargs is not None:
-        try:
-            kwargs = json.loads(args.chat_template_kwargs)
-        except json.JSONDecodeError as exc:
-            raise CliError(f"--chat-template-kwargs: not JSON ({exc})") from None
-        if not isinstance(kwargs, dict):
-            raise CliError(
-                "--chat-template-kwargs: expected a JSON object of template variables, "
-                "e.g. '{\"enable_thinking\": false}'"
-            )
-        options["chat_template_kwargs"] = kwargs
+        options["chat_template_kwargs"] = _template_kwargs(args)
     if args.tools_schema is not None:
         options["tools"] = _load_schema(args.tools_schema, args)
     return options
+
+
+def _template_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """--chat-template-kwargs: a JSON object of template variables."""
+    try:
+        kwargs = json.loads(args.chat_template_kwargs)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"--chat-template-kwargs: not JSON ({exc})") from None
+    if not isinstance(kwargs, dict):
+        raise CliError(
+            "--chat-template-kwargs: expected a JSON object of template variables, e.g. '{\"enable_thinking\": false}'"
+        )
+    return kwargs
 
 
 def _chat_template(tok: Any, value: str, args: argparse.Namespace) -> str:
@@ -501,6 +505,12 @@ def _print_corpus_stats(stats: Any) -> None:
         print(f"skipped {_plural(len(stats.errors), 'bad record')} (the first: {path}:{line}: {reason})")
 
 
+def _load_for_template(model: str) -> Any:
+    from .tokenizer import load_tokenizer
+
+    return load_tokenizer(model)
+
+
 def _cmd_count_corpus(args: argparse.Namespace) -> int:
     from .corpus import count_corpus
 
@@ -509,12 +519,29 @@ def _cmd_count_corpus(args: argparse.Namespace) -> int:
         raise CliError(
             "--messages/--jsonl-field do not combine with the corpus flags: use --text-field or --messages-field"
         )
-    if _chat_flags(args):
-        raise CliError(f"{_chat_flags(args)} apply to --messages/--jsonl-field counting, not to the corpus counter")
+    if args.tools_schema is not None:
+        raise CliError("--tools-schema applies to --messages/--jsonl-field counting, not to the corpus counter")
+    chat: dict[str, Any] = {}
+    if args.chat_template is not None or args.chat_template_kwargs is not None:
+        if args.messages_field is None:
+            raise CliError(f"{_chat_flags(args)} apply to message lists: add --messages-field FIELD")
+        if args.chat_template_kwargs is not None:
+            chat["chat_template_kwargs"] = _template_kwargs(args)
+        if args.chat_template is not None:
+            value = args.chat_template
+            # a file or template text needs no tokenizer; a template's name is looked up in the model's own
+            plain = os.path.isfile(value) or "{{" in value or "{%" in value
+            tok = None if plain else _load_for_template(args.model)
+            chat["chat_template"] = _chat_template(tok, value, args)
     with _corpus_progress(args) as progress:
-        stats = count_corpus(
-            args.files, args.model, min_tokens=args.min_tokens, progress=progress, **_corpus_arguments(args)
-        )
+        try:
+            stats = count_corpus(
+                args.files, args.model, min_tokens=args.min_tokens, progress=progress, **_corpus_arguments(args), **chat
+            )
+        except ChatTemplateError as exc:  # the template's own error (syntax), before any record: name its file
+            if args.chat_template is not None and os.path.isfile(args.chat_template):
+                exc = ChatTemplateError(args.chat_template, exc.line, exc.reason)
+            raise CliError(str(exc)) from None
     if args.json:
         _print_json(stats.to_json())
     else:

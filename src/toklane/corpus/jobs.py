@@ -9,7 +9,7 @@ import multiprocessing
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -96,6 +96,42 @@ def _check_arguments(
         raise InvalidArgumentError("model", "must be a tokenizer name, alias or path (workers load it by name)")
 
 
+def _chat_arguments(
+    messages_field: str | None, chat_template: Any, chat_template_kwargs: Any
+) -> tuple[str | None, dict[str, Any] | None]:
+    """``chat_template`` and ``chat_template_kwargs`` checked here, once: a template's syntax error is
+    one :class:`~toklane.errors.ChatTemplateError` naming its line before any worker starts."""
+    if messages_field is None:
+        for name, value in (("chat_template", chat_template), ("chat_template_kwargs", chat_template_kwargs)):
+            if value is not None:
+                raise InvalidArgumentError(name, "applies to message lists: pass messages_field too")
+        return None, None
+    if chat_template is not None:
+        from ..chat.templates import compile_template
+
+        if not isinstance(chat_template, str):
+            raise InvalidArgumentError(
+                "chat_template", f"must be a template's text or name (a string), got {type(chat_template).__name__}"
+            )
+        compile_template(chat_template, "the chat_template given")  # (kept: workers in this process reuse it)
+    if chat_template_kwargs is None:
+        return chat_template, None
+    if not isinstance(chat_template_kwargs, Mapping):
+        raise InvalidArgumentError(
+            "chat_template_kwargs",
+            f"must be a mapping of template variables, got {type(chat_template_kwargs).__name__}",
+        )
+    kwargs = dict(chat_template_kwargs)
+    for key in kwargs:
+        if not isinstance(key, str) or not key.isidentifier():
+            raise InvalidArgumentError("chat_template_kwargs", f"keys must be variable names, got {key!r}")
+    try:
+        json.dumps(kwargs)  # workers get a copy, and tokenize's fingerprint holds them
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError("chat_template_kwargs", f"must hold JSON values ({exc})") from None
+    return chat_template, kwargs
+
+
 def _plan(
     inputs: Any,
     model: str,
@@ -120,7 +156,7 @@ def _plan(
     name = resolve_name(model) if (workers > 1 or engine != "local") else None
     tok = None if name else load_tokenizer(model)
     if opts.want_ids and opts.messages_field is not None:
-        _check_chat_markers(tok if tok is not None else load_tokenizer(model))
+        _check_chat_markers(tok if tok is not None else load_tokenizer(model), opts.chat_template)
     if opts.encoding != "utf-8" and files and all(file_kind(p) == "parquet" for p in files):
         raise InvalidArgumentError(
             "encoding", f"({opts.encoding}) does not apply to Parquet inputs, whose strings are UTF-8: drop it"
@@ -129,10 +165,12 @@ def _plan(
     return Job(name or tok.name, tuple(files), tuple(splits), opts, limits, workers, tok)
 
 
-def _check_chat_markers(tok: Any) -> None:
+def _check_chat_markers(tok: Any, chat_template: str | None = None) -> None:
     from ..chat import renderer_for
 
-    fmt = renderer_for(tok).format  # None: the tokenizer's own template, whose ids are its own
+    fmt = renderer_for(
+        tok, chat_template=chat_template
+    ).format  # None: the tokenizer's own template, whose ids are its own
     missing = [m for m in fmt.markers if m not in tok.special_tokens] if fmt is not None else []
     if missing:
         raise InvalidArgumentError(
@@ -294,6 +332,8 @@ def fingerprint(job: Job, split_bytes: int) -> str:
         "min_tokens": job.limits.min_tokens,
         "keep_columns": job.opts.keep_columns,
     }
+    if job.opts.chat_template is not None or job.opts.chat_template_kwargs is not None:
+        key.update(chat_template=job.opts.chat_template, chat_template_kwargs=job.opts.chat_template_kwargs)
     if (job.opts.encoding, job.opts.errors) != ("utf-8", "strict"):  # (absent: shards of earlier versions resume)
         key.update(encoding=job.opts.encoding, errors=job.opts.errors)
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
@@ -361,6 +401,8 @@ def count_corpus(
     min_tokens: int | None = None,
     encoding: str = "utf-8",
     errors: str = "strict",
+    chat_template: str | None = None,
+    chat_template_kwargs: Mapping[str, Any] | None = None,
 ) -> CorpusStats:
     """Count the tokens of every record in ``inputs`` (paths, folders, globs) with ``model``.
 
@@ -376,11 +418,23 @@ def count_corpus(
     JSON Lines and text files are read in ``encoding`` (one that keeps ASCII as ASCII: utf-8,
     utf-8-sig, latin-1, cp1252, ...; Parquet strings are UTF-8 by the format); bytes not valid
     in it make a bad record (``errors="strict"``) or are decoded with ``errors`` ``"replace"``
-    (U+FFFD), ``"ignore"`` or ``"backslashreplace"`` (``\\xNN``).
+    (U+FFFD), ``"ignore"`` or ``"backslashreplace"`` (``\\xNN``). Message lists render as
+    ``count_tokens(messages, model, add_generation_prompt=..., chat_template=..., chat_template_kwargs=...)``:
+    ``chat_template`` is a Jinja template's text (or the name of one of the tokenizer's named templates),
+    checked here and compiled once per worker; a record it fails on is a bad record (``on_error``).
     """
     _check_arguments(text_field, messages_field, workers, max_tokens, on_error, model, engine, min_tokens)
     codec = check_encoding(encoding, errors)
-    opts = Options(text_field, messages_field, add_generation_prompt, encoding=codec, errors=errors)
+    template, kwargs = _chat_arguments(messages_field, chat_template, chat_template_kwargs)
+    opts = Options(
+        text_field,
+        messages_field,
+        add_generation_prompt,
+        encoding=codec,
+        errors=errors,
+        chat_template=template,
+        chat_template_kwargs=kwargs,
+    )
     limits = Limits(on_error=on_error, max_tokens=max_tokens, min_tokens=min_tokens)
     job = _plan(inputs, model, opts, limits, workers, engine, max(split_bytes, 1))
     return _run(job, engine, ray_address, progress)
@@ -406,6 +460,8 @@ def tokenize_corpus(
     shard_bytes: int = SHARD_BYTES,
     encoding: str = "utf-8",
     errors: str = "strict",
+    chat_template: str | None = None,
+    chat_template_kwargs: Mapping[str, Any] | None = None,
 ) -> CorpusStats:
     """Tokenize every record in ``inputs`` into Parquet shards ``output/part-00000.parquet``, ...
 
@@ -421,10 +477,12 @@ def tokenize_corpus(
     running the same job again keeps the finished shards and writes the rest. A folder
     holding shards of a different job (other inputs, model or options, ``encoding`` and
     ``errors`` included) is an error unless ``overwrite``. Other arguments as
-    :func:`count_corpus`; the statistics cover every record read.
+    :func:`count_corpus` (``chat_template`` and ``chat_template_kwargs`` are part of the job's
+    fingerprint); the statistics cover every record read.
     """
     _check_arguments(text_field, messages_field, workers, max_tokens, on_error, model, engine, min_tokens)
     codec = check_encoding(encoding, errors)
+    template, kwargs = _chat_arguments(messages_field, chat_template, chat_template_kwargs)
     try:
         import pyarrow  # noqa: F401
     except ModuleNotFoundError:
@@ -440,6 +498,8 @@ def tokenize_corpus(
         keep_columns=keep,
         encoding=codec,
         errors=errors,
+        chat_template=template,
+        chat_template_kwargs=kwargs,
     )
     limits = Limits(on_error, max_tokens, min_tokens, output, overwrite=overwrite)
     job = _plan(inputs, model, opts, limits, workers, engine, max(shard_bytes, 1))

@@ -29,6 +29,18 @@ class Options:
     keep_columns: tuple[str, ...] | None = None  # tokenize: the input columns the shards keep (None: all)
     encoding: str = "utf-8"  # of JSON Lines and text files (a codecs name, checked by check_encoding)
     errors: str = "strict"  # bytes not valid in ``encoding``: a bad record, or replace/ignore/backslashreplace
+    #: message lists: a Jinja template's text (or the name of one of the tokenizer's named templates), compiled
+    #: once per worker process (the chat package keeps compiled templates by text), and its variables
+    chat_template: str | None = None
+    chat_template_kwargs: dict[str, Any] | None = None
+
+    def chat_options(self) -> dict[str, Any]:
+        """``render_chat`` / ``count_tokens``'s options for a record's message list."""
+        return {
+            "add_generation_prompt": self.add_generation_prompt,
+            "chat_template": self.chat_template,
+            "chat_template_kwargs": self.chat_template_kwargs,
+        }
 
     @property
     def fast_utf8(self) -> bool:
@@ -284,6 +296,7 @@ def encode_items(tok: Tokenizer, kind: str, first_line: int, items: Any, opts: O
     from ..counting import count_tokens, render_chat
 
     out = Encoded()
+    chat = opts.chat_options()
     values = _parquet_values(items, opts.name, path, opts.errors) if kind == "parquet" else items
     texts: list[str] = []
     slots: list[Any] = []  # per record: None (its text is in texts, in order) or a count
@@ -304,9 +317,9 @@ def encode_items(tok: Tokenizer, kind: str, first_line: int, items: Any, opts: O
         if isinstance(value, list):
             try:
                 if opts.want_ids:
-                    value = render_chat(validate_messages(value), tok, add_generation_prompt=opts.add_generation_prompt)
+                    value = render_chat(validate_messages(value), tok, **chat)
                 else:
-                    slots.append(count_tokens(value, tok, add_generation_prompt=opts.add_generation_prompt))
+                    slots.append(count_tokens(value, tok, **chat))
                     out.rows.append(row if kind != "parquet" else offset)
                     continue
             except (ValueError, TypeError) as exc:
