@@ -58,7 +58,7 @@ CONFIGS = [
     ("qwen3.6", None, True),
     ("qwen3", None, True),
     ("llama3", None, True),
-    ("deepseek-v4", None, False),
+    ("deepseek-v4", None, True),
     ("o200k_harmony", None, True),
     ("qwen3.6", "qwen3.5", True),
     ("qwen3.6", "qwen3", True),

@@ -59,6 +59,10 @@ _FORMAT_DEFAULTS: dict[str, tuple[str | None, str | None]] = {
     "harmony": ("gpt_oss", "gpt_oss"),
     "openai": (None, None),
     "mistral": ("mistral", "mistral"),
+    "deepseek-v4": ("deepseek_r1", "deepseek_v4"),
+    "mistral-v3": ("mistral", "mistral"),
+    "mistral-v7": ("mistral", "mistral"),
+    "mistral-tekken": ("mistral", "mistral"),
 }
 
 #: For a model's own template: a telltale in its text -> parser formats (first match wins).
