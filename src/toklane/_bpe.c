@@ -12,6 +12,7 @@
  *   byte no rank holds: the caller then encodes it with the regex engine, which is the reference.
  * build_packed(payload, classes, grammar) -> encoder, over a packed ranks payload (image_cache's).
  * decode(encoder, ids) -> the ids' bytes joined (None where one is not a rank).
+ * irregular(encoder, left=None) -> the ranks of tokens rank BPE (or merge rules) does not build.
  * packed_check(payload) -> what a ranks payload holds (layout, dense ranks, single bytes, lowest).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
@@ -1009,6 +1010,107 @@ bpe_packed_check(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("(OOii)", layout ? Py_True : Py_False, dense ? Py_True : Py_False, singles, (int)lowest);
 }
 
+/* Whether HF's BPE (merge rules, not ranks) builds token r from its own bytes p[0:n): it merges two
+ * adjacent parts only where the token they make has exactly that split as its rule (left[t]: the byte
+ * length of rule t's left part), lowest rule first. O(n^2): a token's length. -1: out of memory. */
+static int
+rules_build(const Encoder *e, const uint32_t *left, uint32_t n_left, const uint8_t *p, size_t n, uint32_t r)
+{
+    uint32_t *start = malloc((n + 1) * sizeof(uint32_t));
+    if (start == NULL)
+        return -1;
+    size_t m = n + 1; /* parts are [start[i], start[i + 1]) */
+    for (size_t i = 0; i < m; i++)
+        start[i] = (uint32_t)i;
+    for (;;) {
+        uint32_t best = NO_RANK;
+        size_t at = 0;
+        for (size_t i = 0; i + 2 < m; i++) {
+            uint32_t t = rank_of(e, p + start[i], start[i + 2] - start[i]);
+            if (t < best && t < n_left && left[t] == start[i + 1] - start[i]) {
+                best = t;
+                at = i;
+            }
+        }
+        if (best == NO_RANK)
+            break;
+        memmove(start + at + 1, start + at + 2, (m - at - 2) * sizeof(uint32_t));
+        m--;
+    }
+    int built = m == 2 && rank_of(e, p, n) == r;
+    free(start);
+    return built;
+}
+
+/* irregular(encoder, left=None) -> the ranks of the tokens that rank BPE does not build from their own
+ * bytes (they merge into other tokens, or not at all) and, given left (the byte length of each token's
+ * rule's left part, native uint32 per rank, 0 for none), that HF's merge rules do not build from them
+ * either way: then a text that is such a token alone, or holds one, may read differently in ranked BPE
+ * and in the reference (toklane.tokenizer.irregular). One pass over the table. */
+static PyObject *
+bpe_irregular(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 && nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "irregular(encoder, left=None)");
+        return NULL;
+    }
+    Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    if (e == NULL)
+        return NULL;
+    Py_buffer view = {0};
+    const uint32_t *left = NULL;
+    uint32_t n_left = 0;
+    if (nargs == 2 && args[1] != Py_None) {
+        if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
+            return NULL;
+        left = view.buf;
+        n_left = (uint32_t)(view.len / sizeof(uint32_t));
+    }
+    PyObject *found = PyList_New(0);
+    if (found == NULL) {
+        if (left != NULL)
+            PyBuffer_Release(&view);
+        return NULL;
+    }
+    Ids out = {NULL, 0, 0, 0, 0};
+    int status = 0;
+    for (uint32_t r = 0; r < e->n_ranks && status == 0; r++) {
+        uint32_t size = (uint32_t)(e->by_rank[r] & 0xFFFFFFFFu);
+        if (size < 2)
+            continue;
+        const uint8_t *p = e->blob + (e->by_rank[r] >> 32);
+        out.n = 0;
+        int got = size >= SHORT_PIECE ? merge_long(e, p, size, &out) : merge_short(e, p, size, &out);
+        if (got == -2 || out.failed) {
+            status = -2;
+            break;
+        }
+        int bad = got == -1 || out.n != 1 || out.v[0] != r;
+        if (!bad && left != NULL) {
+            int rules = rules_build(e, left, n_left, p, size, r);
+            if (rules < 0) {
+                status = -2;
+                break;
+            }
+            bad = !rules;
+        }
+        if (bad) {
+            PyObject *rank = PyLong_FromUnsignedLong(r);
+            if (rank == NULL || PyList_Append(found, rank) < 0)
+                status = -3;
+            Py_XDECREF(rank);
+        }
+    }
+    free(out.v);
+    if (left != NULL)
+        PyBuffer_Release(&view);
+    if (status != 0) {
+        Py_DECREF(found);
+        return status == -2 ? PyErr_NoMemory() : NULL;
+    }
+    return found;
+}
+
 /* decode(encoder, ids) -> the bytes of ids (a list or tuple of ranks) joined, or None where one is
  * not a rank the encoder holds (the caller decides). */
 static PyObject *
@@ -1343,6 +1445,9 @@ static PyMethodDef bpe_methods[] = {
      "build_packed(payload, classes, grammar) -> encoder, over a packed ranks payload read in place"},
     {"packed_check", (PyCFunction)(void (*)(void))bpe_packed_check, METH_FASTCALL,
      "packed_check(payload) -> (layout sound, ranks dense from the lowest, single bytes, lowest rank)"},
+    {"irregular", (PyCFunction)(void (*)(void))bpe_irregular, METH_FASTCALL,
+     "irregular(encoder, left=None) -> the ranks of tokens rank BPE (or, given left, HF's merge rules) "
+     "does not build from their own bytes"},
     {"decode", (PyCFunction)(void (*)(void))bpe_decode, METH_FASTCALL,
      "decode(encoder, ids) -> the ids' bytes joined, or None where one is not a rank"},
     {"encode", (PyCFunction)(void (*)(void))bpe_encode, METH_FASTCALL,

@@ -304,3 +304,17 @@ def test_the_patterns_it_compiles():
         patterns.O200K: (compiled._O200K, (), True),
         patterns.TEKKEN: (compiled._TEKKEN, (), True),
     }
+
+
+def test_the_compiled_irregular_scan_agrees_with_the_python_one():
+    """``_bpe.irregular``: the tokens rank BPE does not build from their own bytes. None in DeepSeek-V4's
+    ranks (trained BPE); in Llama 3's, each one it finds is one ``irregular.find_irregular`` finds (which
+    also counts tokens built through a part ranked after them)."""
+    from toklane.tokenizer import irregular
+
+    assert _bpe.irregular(toklane.load_tokenizer("deepseek-v4")._backend._engine._encoder) == []
+    engine = toklane.load_tokenizer("llama3")._backend._engine
+    found = _bpe.irregular(engine._encoder)
+    ranks = dict(engine._reference._ranks.items())
+    assert found and set(found) <= set(irregular.find_irregular(ranks))
+    assert _bpe.irregular(engine._encoder, None) == found

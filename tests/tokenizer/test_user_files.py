@@ -217,6 +217,42 @@ def test_a_users_file_loads_again_from_the_disk_cache(tmp_path, monkeypatch, dee
     assert image_cache.cache_dir() == tmp_path / "cache"
 
 
+def _small_deepseek_style(folder, merges: list[tuple[str, str]]):
+    """A tokenizer.json with DeepSeek-V4's pre-tokeniser over 256 bytes and ``merges`` (in order)."""
+    from toklane.tokenizer import deepseek_v4
+    from toklane.tokenizer.bytelevel import bytes_to_token_string
+
+    vocab = {bytes_to_token_string(bytes([b])): b for b in range(256)}
+    for a, b in merges:
+        vocab[a + b] = len(vocab)
+    model = {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None}
+    model |= {"end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False}
+    model |= {"vocab": vocab, "merges": [f"{a} {b}" for a, b in merges]}
+    decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+    data = {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": deepseek_v4.PRE_TOKENIZER}
+    data |= {"post_processor": None, "decoder": decoder, "model": model}
+    folder.mkdir()
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    return HFTokenizer.from_file(str(folder / "tokenizer.json"))
+
+
+def test_a_vocabulary_extended_by_hand_is_not_read_as_ranks(tmp_path):
+    """DeepSeek-V4's pre-tokeniser over merges that ranked BPE reads differently from HF: ``abc`` has the
+    rule ``ab c``, but ``b c`` comes first, so HF's merges leave ``a`` + ``bc`` where ranked BPE (any two
+    parts that make a token) gives ``abc``. Refused for the compiled encoder at load, with the token
+    named: it loads with HF tokenizers and gives HF's ids. The same merges in training order stay
+    compiled."""
+    texts = ["abc", "abcabc xyz qxy", "qxy", "xabcy"]
+    extended = _small_deepseek_style(tmp_path / "extended", [("b", "c"), ("a", "b"), ("ab", "c"), ("x", "y")])
+    tok = toklane.load_tokenizer(tmp_path / "extended")
+    assert tok.engine == "tokenizers" and "'abc'" in tok.engine_reason, tok.engine_reason
+    assert [tok.encode(t) for t in texts] == [extended.encode(t).ids for t in texts]
+    trained = _small_deepseek_style(tmp_path / "trained", [("a", "b"), ("ab", "c"), ("b", "c"), ("x", "y")])
+    tok = toklane.load_tokenizer(tmp_path / "trained")
+    assert tok.engine == "compiled", tok.engine_reason
+    assert [tok.encode(t) for t in texts] == [trained.encode(t).ids for t in texts]
+
+
 def test_upgrade_under_concurrent_encoding_changes_no_result(tmp_path, deepseek_json):
     """Threads encode while the faster engine is built and swapped in: every result is the same."""
     text = deepseek_json.read_text(encoding="utf-8")

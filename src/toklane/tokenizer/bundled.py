@@ -23,6 +23,7 @@ import hashlib
 import importlib.util
 import json
 import os
+from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -612,19 +613,29 @@ def _compiled_json(
     cache_ranks: bool = False,
     full: Callable[[], Any] | None = None,
     ranks_key: Callable[[], str] | None = None,
+    check_regular: bool = False,
 ) -> Tokenizer:
     """A ``tokenizer.json`` whose pre-tokeniser is DeepSeek-V4's (:func:`.deepseek_v4.compatible`) on the
     compiled encoder: the pre-tokeniser as one pattern, the merges as ranks. A file whose merges do not
     replay as ranks, or whose added tokens overlap them, is a :class:`TokenizerLoadError` (the caller
     then loads it with ``tokenizers``). ``full``: the whole parsed file, where ``data`` is its skeleton.
     The ranks (the merges replayed) are kept in the disk cache where ``cache_ranks`` (keyed by the file
-    ``source``) or ``ranks_key`` (what keys them: a hash of a user's file's content) says so."""
+    ``source``) or ``ranks_key`` (what keys them: a hash of a user's file's content) says so.
+    ``check_regular``: refuse ranks with a token rank BPE does not build from its own bytes (a file
+    that is not one the mapping was proven on; checked before its ranks are cached)."""
+    whole = full or (lambda: data)
+
+    def replayed() -> dict[bytes, int]:
+        ranks = deepseek_v4.ranks(whole()["model"], source)
+        if check_regular:
+            _refuse_irregular(ranks, whole()["model"], source)
+        return ranks
+
     if cache_ranks or ranks_key is not None:
-        whole = full or (lambda: data)
         key = ranks_key() if ranks_key is not None else image_cache.file_key(source)
-        ranks = image_cache.cached_ranks("json-ranks", key, lambda: deepseek_v4.ranks(whole()["model"], source))
+        ranks = image_cache.cached_ranks("json-ranks", key, replayed)
     else:
-        ranks = deepseek_v4.ranks(data["model"], source)
+        ranks = replayed()
     offset = image_cache.lowest_rank(ranks)
     added = [AddedToken(t["content"], t["id"], bool(t.get("special"))) for t in data["added_tokens"]]
     spelled = {t.content for t in added}
@@ -653,6 +664,33 @@ def _compiled_json(
         aliases=aliases,
         upgrade=False,  # (hf_json_tokenizer's: fastokens over the file itself)
     )
+
+
+def _refuse_irregular(ranks: dict[bytes, int], model: Any, source: str) -> None:
+    """A :class:`TokenizerLoadError` where ranked BPE may read a text differently from HF's BPE over the
+    file's merges: a token that ranked BPE, or the merge rules, do not build from its own bytes (a
+    vocabulary extended by hand: HF applies only the file's merges and never looks a whole pre-token
+    up, ranked BPE merges any two parts that make a token). Such a file loads with ``tokenizers``."""
+    if compiled_in_use:
+        from .. import _bpe  # type: ignore[attr-defined]
+        from .bytelevel import token_string_to_bytes
+        from .engines.compiled import _QWEN3_5, _class_table
+
+        vocab = model["vocab"]
+        left = array("I", bytes(4 * (max(ranks.values(), default=0) + 1)))
+        for merge in model["merges"]:
+            a, _, b = merge.partition(" ") if isinstance(merge, str) else (merge[0], " ", merge[1])
+            left[vocab[a + b]] = len(token_string_to_bytes(a) or b"")
+        encoder = _bpe.build(ranks, _class_table(()), _QWEN3_5)  # (only its merging is used)
+        found = _bpe.irregular(encoder, left)
+    else:  # (tiktoken's ranks engine: ranked BPE too)
+        found = irregular.find_irregular(ranks)
+    if found:
+        by_id = {i: t for t, i in ranks.items()}
+        shown = ", ".join(repr(by_id[i].decode("utf-8", "replace")) for i in sorted(found)[:3])
+        raise TokenizerLoadError(
+            source, f"{len(found)} token(s) that ranked BPE or its merges do not build from their own bytes ({shown})"
+        )
 
 
 def hf_json_tokenizer(
@@ -699,7 +737,17 @@ def hf_json_tokenizer(
     if plan.engine in ("compiled", "tiktoken"):
         try:
             key = (lambda: _content_key(text())) if cache_by_content else None
-            tok = _compiled_json(name, parsed, source, aliases, eos, cache_ranks=cache_ranks, full=full, ranks_key=key)
+            tok = _compiled_json(
+                name,
+                parsed,
+                source,
+                aliases,
+                eos,
+                cache_ranks=cache_ranks,
+                full=full,
+                ranks_key=key,
+                check_regular=not trusted,
+            )
         except TokenizerLoadError as exc:
             reason = f"tokenizers: DeepSeek-V4's pre-tokeniser, but not on the compiled encoder ({exc.reason})"
     if tok is None:
@@ -724,7 +772,11 @@ def _content_key(text: str) -> str:
     """What keys the images derived from a file's text: a hash of all of it, and the toklane release
     that checked it."""
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
-    return f"toklane {_version()} blake2b {digest}"
+    return f"toklane {_version()} checks {_CONTENT_CHECKS} blake2b {digest}"
+
+
+# Bumped when the checks a user's file passes before its images are kept change (2: irregular tokens).
+_CONTENT_CHECKS = 2
 
 
 @functools.cache
