@@ -14,6 +14,7 @@ import json
 import re
 import shutil
 import threading
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, note, settings
@@ -25,6 +26,7 @@ from tests.profiles import examples
 from tests.references import CORPUS
 from tests.tokenizer import pipelines
 from toklane.tokenizer import bundled as bundled_module
+from toklane.tokenizer import patterns
 from toklane.tokenizer.engines import staged
 from toklane.tokenizer.engines.choose import choose_engine
 from toklane.tokenizer.files import Pipeline
@@ -74,8 +76,11 @@ def assert_same(tok: toklane.Tokenizer, hf: HFTokenizer, texts: list[str]) -> No
 
 
 def _fast(pipeline: dict) -> bool:
+    """Whether fastokens runs the pipeline: every step one it runs, or NFKC as the only normalizer (then
+    fastokens runs the file without it, for the texts NFKC leaves as they are)."""
     steps = Pipeline({"normalizer": pipeline["normalizer"], "pre_tokenizer": pipeline["pre_tokenizer"]})
-    return all(s["type"] in ("NFC", "Lowercase", "Replace", "Prepend") for s in steps.normalizers) and all(
+    kinds = [s["type"] for s in steps.normalizers]
+    return (kinds == ["NFKC"] or all(k in ("NFC", "Lowercase", "Replace", "Prepend") for k in kinds)) and all(
         s["type"] in ("Split", "ByteLevel", "Digits") for s in steps.pre_tokenizers
     )
 
@@ -107,6 +112,44 @@ def test_generated_pipelines_equal_hf_tokenizers(tmp_path, pipeline, texts):
             # by Oniguruma and PCRE2, e.g. U+180E as whitespace under ByteLevel's add_prefix_space): kept exact
             assert "differ" in tok.engine_reason and tok.engine == "tokenizers", tok.engine_reason
         assert_same(tok, hf, texts + pipelines.PIECES_JOINED)
+
+
+_NFKC_TEXTS = [
+    "plain ascii text, code() and 123",
+    "café naïve 日本語 नमस्ते 🚀",
+    "ﬁne ① ｆｕｌｌｗｉｄｔｈ Ⅳ x²",  # (compatibility forms: NFKC changes them)
+    "cafe\u0301 e\u0301\u0301",  # (composed by NFKC)
+    "new \U00011dd0 code point",  # (unassigned in Python's tables: left to tokenizers)
+    "<s> added</s> tokens",
+]
+
+
+def test_an_nfkc_file_runs_on_fastokens_for_text_nfkc_leaves_as_it_is(tmp_path):
+    """fastokens runs no NFKC step: toklane runs the file without it for the texts NFKC leaves as they
+    are (by any Unicode version's tables: a code point Python leaves unassigned counts as changed),
+    and the others on HF tokenizers; every text gets HF's ids, one at a time and in batches."""
+    from toklane.tokenizer.engines import compiled
+
+    split = {"type": "Split", "pattern": {"Regex": patterns.LLAMA3}, "behavior": "Isolated", "invert": False}
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    pre = {"type": "Sequence", "pretokenizers": [split, byte_level]}
+    text = pipelines.tokenizer_json(pre, {"type": "NFKC"}, [("<s>", {}), ("</s>", {})])
+    plan = choose_engine(json.loads(text))
+    assert plan.upgrade == "fastokens" and plan.unless_changed_by == "NFKC", plan.explain()
+    hf, tok = HFTokenizer.from_str(text), load(tmp_path, text)
+    assert staged.upgrade_now(tok) and tok.engine == "fastokens", tok.engine_reason
+    assert [compiled.is_nfkc(t) for t in _NFKC_TEXTS] == [True, True, False, False, False, True]
+    assert_same(tok, hf, _NFKC_TEXTS + CORPUS)
+    assert tok.encode_batch(_NFKC_TEXTS) == [hf.encode(t, add_special_tokens=False).ids for t in _NFKC_TEXTS]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(text=st.text(max_size=12))
+def test_is_nfkc_never_calls_a_text_nfkc_changes_stable(text):
+    from toklane.tokenizer.engines import compiled
+
+    if compiled.is_nfkc(text):
+        assert unicodedata.normalize("NFKC", text) == text
 
 
 def test_a_regex_class_read_differently_keeps_the_exact_engine(tmp_path):
@@ -315,13 +358,13 @@ def test_a_regex_that_fails_on_adversarial_text_is_a_documented_error_on_every_e
 
 
 def test_a_pipeline_fastokens_does_not_run_stays_on_tokenizers_and_says_why(tmp_path):
-    text = pipelines.tokenizer_json(
-        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}, {"type": "NFKC"}
-    )
-    tok = load(tmp_path, text)
-    assert tok.engine == "tokenizers" and tok._upgrade is None
-    assert "not fastokens: normalizer NFKC" in tok.engine_reason
-    assert not staged.upgrade_now(tok)
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    nfd = {"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"}]}
+    for normalizer, step in ((nfd, "NFD"), ({"type": "Sequence", "normalizers": [{"type": "NFKC"}] * 2}, "NFKC")):
+        tok = load(tmp_path, pipelines.tokenizer_json(byte_level, normalizer))
+        assert tok.engine == "tokenizers" and tok._upgrade is None
+        assert f"not fastokens: normalizer {step}" in tok.engine_reason, tok.engine_reason
+        assert not staged.upgrade_now(tok)
 
 
 def test_fastokens_off(tmp_path, monkeypatch):

@@ -34,9 +34,9 @@ from . import deepseek_v4, image_cache, irregular, patterns
 from .core import Tokenizer
 from .engines import quickranks
 from .engines.base import AddedToken, Backend
-from .engines.choose import choose_engine
+from .engines.choose import choose_engine, without_normalizer
 from .engines.compiled import NATIVE as compiled_in_use
-from .engines.compiled import CompiledEngine, compiled_engine
+from .engines.compiled import CompiledEngine, compiled_engine, is_nfkc
 from .engines.compiled import handles as compiled_handles
 from .engines.hf import HFBackend
 from .engines.quickranks import CheckedEngine
@@ -758,12 +758,23 @@ def hf_json_tokenizer(
         from .engines import fastokens, staged
 
         decodes = all(step.get("type") == "ByteLevel" for step in Pipeline(parsed).decoders)
-        staged.schedule(
-            tok,
-            lambda exact: fastokens.from_json(text(), exact, decodes=decodes),
-            fastokens.build_seconds(tok.vocab_size),
-            "fastokens",
-        )
+        if plan.unless_changed_by == "NFKC":  # (fastokens over the file without it, for NFKC-stable text)
+            whole = parsed if full is None else full()
+            staged.schedule(
+                tok,
+                lambda exact: fastokens.from_json(
+                    json.dumps(without_normalizer(whole)), exact, decodes=decodes, stable=is_nfkc
+                ),
+                fastokens.build_seconds(tok.vocab_size),
+                "fastokens",
+            )
+        else:
+            staged.schedule(
+                tok,
+                lambda exact: fastokens.from_json(text(), exact, decodes=decodes),
+                fastokens.build_seconds(tok.vocab_size),
+                "fastokens",
+            )
     return tok
 
 

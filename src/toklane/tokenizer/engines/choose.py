@@ -41,6 +41,9 @@ class EnginePlan:
     reason: str
     upgrade: str | None = None
     upgrade_reason: str = ""
+    #: "NFKC" where fastokens runs the file without its NFKC normalizer, for the texts NFKC leaves as
+    #: they are (:func:`.compiled.is_nfkc`); the others stay on the engine from load.
+    unless_changed_by: str | None = None
 
     def explain(self) -> str:
         """The plan in one line."""
@@ -193,6 +196,18 @@ def _normalized(text: str, steps: tuple[dict[str, Any], ...]) -> str | None:
     return text
 
 
+def _only_nfkc(pipeline: Pipeline) -> bool:
+    """Whether the pipeline's one normalizer step is NFKC (then text NFKC leaves as it is reads the same
+    without it), its added tokens matched as they are written (a ``normalized`` one is matched in the
+    normalised text: the same text, for that text)."""
+    return [step.get("type") for step in pipeline.normalizers] == ["NFKC"]
+
+
+def without_normalizer(data: dict[str, Any]) -> dict[str, Any]:
+    """The tokenizer.json ``data`` without its normalizer."""
+    return {**data, "normalizer": None}
+
+
 def choose_engine(data: Any) -> EnginePlan:
     """The engine plan for a parsed, checked ``tokenizer.json`` (pure: builds nothing)."""
     from .. import deepseek_v4
@@ -214,6 +229,16 @@ def choose_engine(data: Any) -> EnginePlan:
         elif refusal is None:
             reason += ", as nothing toklane compiles runs this pre-tokeniser"
     if refusal is not None:
+        if _only_nfkc(pipeline) and fastokens_refusal(Pipeline(without_normalizer(pipeline.data))) is None:
+            return EnginePlan(
+                engine,
+                reason,
+                "fastokens",
+                "fastokens (which runs no NFKC step) over the file without its NFKC normalizer, for the texts "
+                "NFKC leaves as they are (most text; the others stay on the engine from load), is built in the "
+                "background once encoding has taken about as long as building it",
+                unless_changed_by="NFKC",
+            )
         return EnginePlan(engine, f"{reason}; not fastokens: {refusal}")
     return EnginePlan(
         engine,

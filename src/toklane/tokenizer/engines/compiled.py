@@ -124,6 +124,44 @@ def is_nfc(text: str) -> bool:
     return all(unicodedata.is_normalized("NFC", text[a:b]) for a, b in _bpe.nfc_spans(_nfc_flags(), text))
 
 
+@functools.cache
+def _nfkc_flags() -> bytes:
+    """:func:`_compute_nfkc_flags`, from the disk cache where an image of it is (keyed by Python's Unicode version)."""
+    return image_cache.table(
+        "nfkc-flags-1", f"unidata {unicodedata.unidata_version}", unicode_classes.N_CODEPOINTS, _compute_nfkc_flags
+    )
+
+
+def is_nfkc(text: str) -> bool:
+    """Whether NFKC leaves ``text`` as it is, by any Unicode version's tables: ASCII does; else only the
+    spans around the characters NFKC may change or join (:func:`_compute_nfkc_flags`) are checked, and a
+    span that holds a code point Python's tables (older than HF's) leave unassigned counts as changed."""
+    if text.isascii():
+        return True
+    if _bpe is None:
+        return unicodedata.is_normalized("NFKC", text) and not any(unicodedata.category(c) == "Cn" for c in text)
+    for a, b in _bpe.nfc_spans(_nfkc_flags(), text):
+        span = text[a:b]
+        if not unicodedata.is_normalized("NFKC", span) or any(unicodedata.category(c) == "Cn" for c in span):
+            return False
+    return True
+
+
+def _compute_nfkc_flags() -> bytes:
+    """One byte per code point, 1 where NFKC may change or reorder a character or join it to the one
+    before (as :func:`_compute_nfc_flags`, with compatibility decompositions), or where Python's tables
+    leave it unassigned (a newer Unicode may give it a decomposition); surrogates too."""
+    flags = bytearray(_compute_nfc_flags())
+    for c in range(0x80, unicode_classes.N_CODEPOINTS):
+        ch = chr(c)
+        if flags[c] or 0xD800 <= c < 0xE000:
+            flags[c] = 1
+            continue
+        if unicodedata.category(ch) == "Cn" or unicodedata.normalize("NFKC", ch) != ch:
+            flags[c] = 1
+    return bytes(flags)
+
+
 def _compute_nfc_flags() -> bytes:
     """One byte per code point, 1 where NFC (Python's, the reference's) may change, reorder or join a
     character to the one before: a mark, a character NFC replaces, the second of a canonical pair,

@@ -74,11 +74,14 @@ def build_seconds(tokens: int) -> float:
     return 0.05 + 15e-6 * tokens
 
 
-def from_json(tokenizer_json: str, exact: Backend, *, decodes: bool) -> FastokensBackend:
+def from_json(
+    tokenizer_json: str, exact: Backend, *, decodes: bool, stable: Callable[[str], bool] | None = None
+) -> FastokensBackend:
     """fastokens over ``tokenizer.json`` text, beside ``exact`` (the backend over the same file).
     ``decodes``: whether fastokens may decode too (a ByteLevel decoder); else ``exact`` does (HF and
     fastokens differ on special tokens' text through SentencePiece-style decoders), as it does where
-    it is a ranks backend (DeepSeek-V4's file, compiled)."""
+    it is a ranks backend (DeepSeek-V4's file, compiled). ``stable``: only the texts it holds true for go
+    to fastokens (those the file's normalizer, left out of ``tokenizer_json``, leaves as they are)."""
     import fastokens
 
     from .ranked import RankedBPEBackend
@@ -87,7 +90,7 @@ def from_json(tokenizer_json: str, exact: Backend, *, decodes: bool) -> Fastoken
     # A ranks backend decodes through the compiled id reader (~3 ns a token; fastokens ~100).
     decodes = decodes and not isinstance(exact, RankedBPEBackend)
     cut = isinstance(exact, RankedBPEBackend)  # (DeepSeek-V4's pattern: one pieces.py knows)
-    return FastokensBackend(native, exact, decodes=decodes, template=True, cut=cut)
+    return FastokensBackend(native, exact, decodes=decodes, template=True, cut=cut, stable=stable)
 
 
 def from_ranks(
@@ -211,21 +214,23 @@ class FastokensBackend:
         nfc: bool = False,
         bos_id: int | None = None,
         cut: bool = False,
+        stable: Callable[[str], bool] | None = None,
     ):
         """``exact``: the backend this one replaces, over the same vocabulary: it takes every call
         fastokens fails, and its added tokens and vocabulary tables are this one's. ``decodes``:
         fastokens decodes, else ``exact``. ``template``: fastokens adds the model's special-token
         template (a ``tokenizer.json`` post-processor), else it is ``bos_id`` (or nothing).
-        ``nfc``: only NFC text goes to fastokens. ``cut``: long texts may be cut where every pattern
-        :mod:`..pieces` knows ends a pre-token (no added token holds whitespace) and go to ``exact``
-        where they hold a long stretch without such a place (``exact``: one of toklane's engines)."""
+        ``nfc``: only NFC text goes to fastokens (``stable``: only text it holds true for). ``cut``: long
+        texts may be cut where every pattern :mod:`..pieces` knows ends a pre-token (no added token holds
+        whitespace) and go to ``exact`` where they hold a long stretch without such a place (``exact``: one
+        of toklane's engines)."""
         native.no_truncation()
         native.no_padding()
         self._tok = native
         self.exact = exact
         self.decodes = decodes  # (else the exact backend decodes: Tokenizer's id reader looks)
         self._template = template
-        self._nfc = nfc
+        self._stable = is_nfc if nfc else stable  # (None: every text)
         self._bos = [] if bos_id is None else [bos_id]
         self._cut = cut and not any(c.isspace() for t in exact.added_tokens for c in t.content)
         self.threads = cpu_count()
@@ -255,7 +260,7 @@ class FastokensBackend:
 
     # encode ------------------------------------------------------------------
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
-        if self._nfc and not is_nfc(text):
+        if self._stable is not None and not self._stable(text):
             return self.exact.encode(text, split_special_tokens)
         if self._cut and len(text) >= PARALLEL_MIN:
             bounds = parallel_bounds(text, _PIECE)
@@ -284,10 +289,13 @@ class FastokensBackend:
     def _aside(self, texts: list[str]) -> set[int]:
         """The texts of a batch that :meth:`encode` takes one by one: those NFC would change (where the
         vocabulary normalises) and long ones (cut, or sent to the exact engine)."""
-        if not self._nfc and not self._cut:
+        stable = self._stable
+        if stable is None and not self._cut:
             return set()
         return {
-            k for k, t in enumerate(texts) if (self._cut and len(t) >= PARALLEL_MIN) or (self._nfc and not is_nfc(t))
+            k
+            for k, t in enumerate(texts)
+            if (self._cut and len(t) >= PARALLEL_MIN) or (stable is not None and not stable(t))
         }
 
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
@@ -328,6 +336,8 @@ class FastokensBackend:
     def with_special_tokens(self, text: str) -> list[int]:
         if not self._template:
             return [*self._bos, *self.encode(text, False)]
+        if self._stable is not None and not self._stable(text):
+            return self.exact.with_special_tokens(text)
         tok = self._tok
         return self._run(lambda t: tok.encode(t, True).ids, text, lambda exact: exact.with_special_tokens(text))
 
