@@ -463,6 +463,37 @@ ds_piece(const Text *t, Py_ssize_t i)
     return -1;
 }
 
+/* The last alternatives of the Llama 3 and o200k families at i, after letters and digits:
+ *   4 ' '?[^\s LET N]+[\r\n]* (with '/' too where slash: o200k's [\r\n/]*)
+ *   5 \s*[\r\n]+     6 \s+(?!\S)     7 \s+
+ * not_pso: the classes that are not punctuation here (\s, N and the letter class). -1: no match. */
+static inline Py_ssize_t
+punct_or_space(const Text *t, Py_ssize_t i, uint8_t not_pso, int slash)
+{
+    Py_ssize_t n = t->n, j;
+    Py_UCS4 c = ch(t, i);
+    uint8_t f = t->classes[c];
+    if (!(f & not_pso) || (c == ' ' && i + 1 < n && !(cls(t, i + 1) & not_pso))) { /* 4 */
+        for (j = i + 1; j < n && !(cls(t, j) & not_pso); j++)
+            ;
+        while (j < n && (ch(t, j) == '\r' || ch(t, j) == '\n' || (slash && ch(t, j) == '/')))
+            j++;
+        return j;
+    }
+    if (f & C_WS) {
+        Py_ssize_t w, last_newline = -1;
+        for (w = i; w < n && (cls(t, w) & C_WS); w++)
+            if (ch(t, w) == '\r' || ch(t, w) == '\n')
+                last_newline = w;
+        if (last_newline >= 0) /* 5 */
+            return last_newline + 1;
+        if (w == n) /* 6: the lookahead holds at the end */
+            return w;
+        return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
+    }
+    return -1;
+}
+
 /* The end of the pre-token that starts at i, for the Llama-3 family of patterns in
  * toklane.tokenizer.patterns (LLAMA3, which reads as cl100k's CL100K does; QWEN2; QWEN3_5):
  *   1 (?i:'s|'t|'re|'ve|'m|'ll|'d)     2 [^\r\n L N]?LET+     3 \p{N}{1,digits}
@@ -502,26 +533,7 @@ llama_piece(const Text *t, Py_ssize_t i, uint8_t let, Py_ssize_t digits)
             ;
         return j;
     }
-    uint8_t not_pso = C_WS | C_N | let;
-    if (!(f & not_pso) || (c == ' ' && i + 1 < n && !(g & not_pso))) { /* 4 */
-        for (j = i + 1; j < n && !(cls(t, j) & not_pso); j++)
-            ;
-        while (j < n && (ch(t, j) == '\r' || ch(t, j) == '\n'))
-            j++;
-        return j;
-    }
-    if (f & C_WS) {
-        Py_ssize_t w, last_newline = -1;
-        for (w = i; w < n && (cls(t, w) & C_WS); w++)
-            if (ch(t, w) == '\r' || ch(t, w) == '\n')
-                last_newline = w;
-        if (last_newline >= 0) /* 5 */
-            return last_newline + 1;
-        if (w == n) /* 6: the lookahead holds at the end */
-            return w;
-        return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
-    }
-    return -1;
+    return punct_or_space(t, i, C_WS | C_N | let, 0);
 }
 
 /* The o200k family's case-aware grammar (toklane.tokenizer.patterns.O200K; TEKKEN without the
@@ -604,26 +616,7 @@ o200k_piece(const Text *t, Py_ssize_t i, int contractions, Py_ssize_t digits)
             ;
         return j;
     }
-    uint8_t not_pso = C_WS | C_N | C_L;
-    if (!(f & not_pso) || (c == ' ' && i + 1 < n && !(cls(t, i + 1) & not_pso))) { /* 4 */
-        for (j = i + 1; j < n && !(cls(t, j) & not_pso); j++)
-            ;
-        while (j < n && (ch(t, j) == '\r' || ch(t, j) == '\n' || ch(t, j) == '/'))
-            j++;
-        return j;
-    }
-    if (f & C_WS) {
-        Py_ssize_t w, last_newline = -1;
-        for (w = i; w < n && (cls(t, w) & C_WS); w++)
-            if (ch(t, w) == '\r' || ch(t, w) == '\n')
-                last_newline = w;
-        if (last_newline >= 0) /* 5 */
-            return last_newline + 1;
-        if (w == n) /* 6: the lookahead holds at the end */
-            return w;
-        return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
-    }
-    return -1;
+    return punct_or_space(t, i, C_WS | C_N | C_L, 1);
 }
 
 /* The end of the pre-token that starts at i under grammar g (-1: no match). */
