@@ -30,7 +30,9 @@ os.environ["TOKLANE_FASTOKENS"] = "manual"
 
 # The slow tier: `pytest -m "not slow"` leaves these out (README, "Run the tests"). They are the peer
 # engines' serving layers, Ray, the browser, fuzzing and the long property and linearity runs: over
-# 1,000 of the full run's ~1,800 s on 2 cores. The full run (CI, the README's command) runs them all.
+# 1,000 of the full run's ~1,800 s on 2 cores; also tests that start fresh processes loading every
+# tokenizer, every-code-point sweeps, multi-MB worst cases and fastokens built for each vocabulary,
+# where one cheap case of each stays in the fast tier. The full run (CI, the README's command) runs them all.
 SLOW_FILES = frozenset(
     (
         "tests/parsing/test_linear.py",
@@ -49,15 +51,101 @@ SLOW_TESTS = frozenset(
     (
         "tests/parsing/test_api.py::test_construction_and_parsing_call_no_encode_or_decode",
         "tests/tokenizer/test_registry.py::test_unknown_names_cache_nothing_and_memory_stays_flat",
+        # long linearity runs (timed at two sizes, three times each)
+        "tests/parsing/test_recovery_pythonic.py::test_adversarial_prose_is_linear",
+        "tests/parsing/test_recovery_xml.py::test_many_inner_closers_are_linear",
+        # Ray
+        "tests/test_corpus_encoding.py::test_ray_equals_the_local_engine",
+        "tests/test_corpus_chat.py::test_ray_engine_counts_with_the_template",
+        # fresh processes that load every bundled tokenizer (the cache's in-process tests stay fast)
+        "tests/tokenizer/test_image_cache.py::test_same_ids_with_and_without_the_cache",
+        "tests/tokenizer/test_image_cache.py::test_a_bad_image_is_rebuilt",
+        "tests/tokenizer/test_image_cache.py::test_two_processes_loading_at_once_leave_a_sound_cache",
+        "tests/tokenizer/test_image_cache.py::test_an_unwritable_cache_folder_is_skipped",
+        # every-code-point sweeps (the corpus and generated texts stay fast)
+        "tests/tokenizer/test_fast_engines.py::test_every_code_point_matches_reference",
+        "tests/tokenizer/test_deepseek_v4_engine.py::test_every_code_point_in_context",
+        "tests/tokenizer/test_compiled_bpe.py::test_the_class_table_is_the_one_tokenizers_reads",
+        "tests/tokenizer/test_compiled_bpe.py::test_the_cased_runs_are_the_ones_tokenizers_reads",
+        # deep hypothesis (3,000 examples; test_any_text_matches_tiktoken stays)
+        "tests/tokenizer/test_compiled_bpe.py::test_tricky_text_matches_tiktoken",
+        # the peers: their models (torch/transformers examples in a fresh process), vLLM and SGLang
+        # imported in a fresh process, fastokens built for Qwen3.6
+        "tests/integrations/test_decode_loop_example.py::test_decode_loop_example_runs",
+        "tests/rollout/test_conversation.py::test_example_runs_with_a_tiny_random_model",
+        "tests/test_import_weight.py::test_import_toklane_and_the_plugins_load_nothing_of_the_service",
+        "tests/tokenizer/test_exactness.py::test_fastokens_leaves_nfc_to_the_reference_tables",
+        # rounds of 16 threads loading the 8 MB DeepSeek-V4 file (names, tiktoken objects and a failed
+        # load stay fast)
+        "tests/tokenizer/test_single_flight.py::test_tokenizers_object",
+        "tests/tokenizer/test_single_flight.py::test_transformers_object",
+        "tests/tokenizer/test_single_flight.py::test_paths",
+        # multi-MB bodies at once; an 8 s wall-clock wait (the other slow-client tests stay)
+        "tests/server/test_fairness.py::test_concurrent_max_size_bodies_get_answers_not_408s_and_their_memory_back",
+        "tests/server/test_malformed_http.py::test_a_slow_body_gives_way_at_the_cap",
     )
 )
+# Single parameters of a test: "path::function" -> the ids of its slow cases; the others stay fast,
+# each area's cheapest representative.
+_FASTOKENS_SLOW = ("qwen3.6", "qwen3", "deepseek-v4", "llama3", "o200k_base", "o200k_harmony")  # cl100k_base stays
+_WORST_SLOW = ("deepseek-v4", "qwen3.6", "mistral-tekken")  # multi-MB worst cases; qwen3's stays
+SLOW_PARAMS: dict[str, frozenset[str]] = {
+    # fastokens built for each vocabulary (a peer engine, seconds a build): cl100k_base's stays fast
+    **{
+        f"tests/tokenizer/test_exactness.py::{name}": frozenset(f"{n}-fastokens" for n in _FASTOKENS_SLOW)
+        for name in (
+            "test_corpus_ids_match_reference",
+            "test_decode_matches_reference",
+            "test_random_text_matches_reference",
+        )
+    },
+    "tests/tokenizer/test_exactness.py::test_fastokens_gives_what_the_loaded_engine_gives": frozenset(
+        (*_FASTOKENS_SLOW, "mistral-tekken")
+    ),
+    "tests/tokenizer/test_exactness.py::test_mistral_tekken_matches_mistral_common": frozenset(("fastokens",)),
+    "tests/tokenizer/test_gil_fairness.py::test_small_calls_keep_running_during_a_worst_case_encode": frozenset(
+        f"{method}-{n}" for method in ("count", "encode") for n in _WORST_SLOW
+    ),
+    "tests/server/test_fairness.py::test_small_requests_keep_their_p99_during_a_worst_case_request": frozenset(
+        _WORST_SLOW
+    ),
+    "tests/server/test_fairness.py::test_large_tool_schemas_and_message_floods_do_not_stall_the_loop": frozenset(
+        ("a tool of 150K properties", "50K messages of 3 parts")  # 4-6 MB bodies; "50K tools" stays
+    ),
+    # a whole vocabulary searched again (llama3's, with irregular tokens, stays)
+    "tests/tokenizer/test_irregular_tokens.py::test_each_engine_knows_its_irregular_tokens": frozenset(
+        ("qwen3.6", "qwen3", "cl100k_base", "o200k_base", "mistral-tekken")
+    ),
+    # a fresh process each (DeepSeek-V4's stays)
+    "tests/tokenizer/test_compiled_bpe.py::test_pure_python_switch_keeps_the_regex_engines": frozenset(
+        ("qwen3.6-quicktok", "llama3-quicktok")
+    ),
+    # transformers' wrapper around the same tokenizers object (the tokenizers cases and the
+    # transformers-only tests stay)
+    "tests/tokenizer/test_live_wrappers.py::test_added_tokens_are_seen_and_ids_equal_hf": frozenset(
+        ("transformers-False", "transformers-True")
+    ),
+    "tests/tokenizer/test_live_wrappers.py::test_a_special_token_inside_a_later_plain_one_is_matched_first": frozenset(
+        f"{a}-{b}-transformers" for a in (True, False) for b in (True, False)
+    ),
+}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    seen: dict[str, set[str]] = {}
     for item in items:
         path, _, name = item.nodeid.partition("::")
-        if path in SLOW_FILES or f"{path}::{name.partition('[')[0]}" in SLOW_TESTS:
+        function, _, param = name.partition("[")
+        key, param = f"{path}::{function}", param.removesuffix("]")
+        seen.setdefault(key, set()).add(param)
+        if path in SLOW_FILES or key in SLOW_TESTS or param in SLOW_PARAMS.get(key, ()):
             item.add_marker(pytest.mark.slow)
+    # a renamed parameter would silently join the fast tier: where a test's cases were collected
+    # (more than one: not a single node picked by id), every slow id named must be among them
+    for key, params in SLOW_PARAMS.items():
+        got = seen.get(key, set())
+        if len(got) > 1 and not params <= got:
+            raise pytest.UsageError(f"tests/conftest.py SLOW_PARAMS: {key} has no case {sorted(params - got)}")
 
 
 @pytest.fixture(scope="session")

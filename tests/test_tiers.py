@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.conftest import SLOW_FILES, SLOW_TESTS
+from tests.conftest import SLOW_FILES, SLOW_PARAMS, SLOW_TESTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -13,11 +13,33 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_slow_file_and_test_exists():
     for path in SLOW_FILES:
         assert (ROOT / path).is_file(), path
-    for nodeid in SLOW_TESTS:
+    for nodeid in (*SLOW_TESTS, *SLOW_PARAMS):
         path, _, name = nodeid.partition("::")
         tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
         names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
         assert name in names, nodeid
+
+
+def test_slow_params_name_real_cases():
+    """A slow case named by its id (SLOW_PARAMS) is among its test's cases: tests/conftest.py stops a
+    collection that has the test's cases but not the id."""
+    import pytest
+
+    from tests.conftest import pytest_collection_modifyitems
+
+    class Item:
+        def __init__(self, nodeid: str) -> None:
+            self.nodeid, self.marks = nodeid, []
+
+        def add_marker(self, mark) -> None:
+            self.marks.append(mark)
+
+    key = "tests/server/test_fairness.py::test_small_requests_keep_their_p99_during_a_worst_case_request"
+    items = [Item(f"{key}[{n}]") for n in ("qwen3", *sorted(SLOW_PARAMS[key]))]
+    pytest_collection_modifyitems(None, items)
+    assert [bool(i.marks) for i in items] == [False] + [True] * len(SLOW_PARAMS[key])
+    with pytest.raises(pytest.UsageError, match="has no case"):
+        pytest_collection_modifyitems(None, items[:2])
 
 
 def test_example_counts_follow_the_hypothesis_profile():
