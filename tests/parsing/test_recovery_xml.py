@@ -247,7 +247,7 @@ def test_many_inner_closers_are_linear(case: tuple) -> None:
     small, big = head + _closers(32 * 1024, unit), head + _closers(256 * 1024, unit)
     _parse_and_stream(tok, fmt, head + unit, 1)  # (the format's first use builds its tables: ~50 ms, not timed)
     (whole_big, both_big), (whole_small, both_small) = (
-        _parse_and_stream(tok, fmt, big, 1),
+        _parse_and_stream(tok, fmt, big, 2),  # (best of two: one preempted run on a busy machine read 24.6x)
         _parse_and_stream(tok, fmt, small, 3),
     )
     ratio = both_big / both_small
