@@ -883,9 +883,35 @@ bpe_build(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return encoder_finish(e, max_rank);
 }
 
+/* A ranks payload (toklane.tokenizer.image_cache's: u32 count n, u32 blob size; int32 offsets[n + 1];
+ * int32 ranks[n]; the tokens' bytes, one blob), read in place. */
+typedef struct {
+    uint32_t n, size;
+    const uint8_t *offsets, *ranks, *blob;
+} Packed;
+
+/* Whether a payload of len bytes at at has that layout's sizes, with offsets 0 first and the blob's
+ * size last (each offset in between is checked where it is read); fills p. */
+static int
+packed_view(const uint8_t *at, Py_ssize_t len, Packed *p)
+{
+    int32_t first, last;
+    if (len < 8)
+        return 0;
+    memcpy(&p->n, at, 4);
+    memcpy(&p->size, at + 4, 4);
+    if ((uint64_t)len != 8 + 4 * ((uint64_t)p->n + 1) + 4 * (uint64_t)p->n + p->size)
+        return 0;
+    p->offsets = at + 8;
+    p->ranks = p->offsets + 4 * ((size_t)p->n + 1);
+    p->blob = p->ranks + 4 * (size_t)p->n;
+    memcpy(&first, p->offsets, 4);
+    memcpy(&last, p->offsets + 4 * (size_t)p->n, 4);
+    return first == 0 && (uint32_t)last == p->size;
+}
+
 /* build_packed(payload, classes, grammar): as build, over toklane.tokenizer.image_cache's ranks payload
- * (u32 count n, u32 blob size; int32 offsets[n + 1]; int32 ranks[n]; the tokens' bytes, one blob), read
- * in place: no bytes or int object per token. */
+ * (Packed), read in place: no bytes or int object per token. */
 static PyObject *
 bpe_build_packed(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -898,20 +924,11 @@ bpe_build_packed(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
     PyObject *result = NULL;
-    const uint8_t *at = view.buf;
-    uint32_t n, size;
-    if (view.len < 8)
+    Packed pk;
+    if (!packed_view(view.buf, view.len, &pk))
         goto bad;
-    memcpy(&n, at, 4);
-    memcpy(&size, at + 4, 4);
-    if ((uint64_t)view.len != 8 + 4 * ((uint64_t)n + 1) + 4 * (uint64_t)n + size)
-        goto bad;
-    const uint8_t *offsets = at + 8, *ranks = offsets + 4 * ((size_t)n + 1), *blob = ranks + 4 * (size_t)n;
-    int32_t first, last;
-    memcpy(&first, offsets, 4);
-    memcpy(&last, offsets + 4 * (size_t)n, 4);
-    if (first != 0 || (uint32_t)last != size)
-        goto bad;
+    uint32_t n = pk.n, size = pk.size;
+    const uint8_t *offsets = pk.offsets, *ranks = pk.ranks, *blob = pk.blob;
     Encoder *e = encoder_new((Py_ssize_t)n, (Py_ssize_t)size, args[1], grammar);
     if (e == NULL)
         goto done;
@@ -952,20 +969,14 @@ bpe_packed_check(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    int layout = 0, dense = 0, singles = 0;
+    int dense = 0, singles = 0;
     int32_t lowest = 0;
-    const uint8_t *at = view.buf;
-    uint32_t n = 0, size = 0;
-    if (view.len >= 8) {
-        memcpy(&n, at, 4);
-        memcpy(&size, at + 4, 4);
-        layout = (uint64_t)view.len == 8 + 4 * ((uint64_t)n + 1) + 4 * (uint64_t)n + size;
-    }
+    Packed pk;
+    int layout = packed_view(view.buf, view.len, &pk);
     if (layout) {
-        const uint8_t *offsets = at + 8, *ranks = offsets + 4 * ((size_t)n + 1), *blob = ranks + 4 * (size_t)n;
-        int32_t previous, next, r;
-        memcpy(&previous, offsets, 4);
-        layout = previous == 0;
+        uint32_t n = pk.n, size = pk.size;
+        const uint8_t *offsets = pk.offsets, *ranks = pk.ranks, *blob = pk.blob;
+        int32_t previous = 0, next, r;
         uint8_t bytes_seen[256] = {0};
         for (uint32_t k = 0; layout && k < n; k++) {
             memcpy(&next, offsets + 4 * ((size_t)k + 1), 4);

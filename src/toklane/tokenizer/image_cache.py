@@ -188,12 +188,21 @@ def ranks_payload(ranks: dict[bytes, int]) -> bytes:
     return _COUNTS.pack(len(tokens), len(blob)) + offsets.tobytes() + values.tobytes() + blob
 
 
+def _counts(payload: bytes | memoryview) -> tuple[int, int] | None:
+    """The token count and blob size of a :func:`ranks_payload` payload whose length they account for."""
+    if len(payload) < _COUNTS.size:
+        return None
+    n, size = _COUNTS.unpack_from(payload)
+    return (n, size) if len(payload) == _COUNTS.size + 4 * (n + 1) + 4 * n + size else None
+
+
 def ranks_from_payload(payload: bytes | memoryview) -> dict[bytes, int] | None:
     """The ranks of :func:`ranks_payload`'s image, or None where it does not hold a sound table."""
-    n, size = _COUNTS.unpack_from(payload)
-    start = _COUNTS.size
-    if len(payload) != start + 4 * (n + 1) + 4 * n + size:
+    counts = _counts(payload)
+    if counts is None:
         return None
+    n, size = counts
+    start = _COUNTS.size
     offsets = array("i")
     offsets.frombytes(payload[start : start + 4 * (n + 1)])
     values = array("i")
@@ -314,12 +323,11 @@ def _packed_check_numpy(payload: bytes) -> tuple[bool, bool, int, int]:
     """:func:`_packed_check` without the compiled module."""
     import numpy as np
 
-    if len(payload) < _COUNTS.size:
+    counts = _counts(payload)
+    if counts is None:
         return False, False, 0, 0
-    n, size = _COUNTS.unpack_from(payload)
+    n, size = counts
     start = _COUNTS.size
-    if len(payload) != start + 4 * (n + 1) + 4 * n + size:
-        return False, False, 0, 0
     offsets = np.frombuffer(payload, dtype="=i4", count=n + 1, offset=start)
     if offsets[0] != 0 or offsets[-1] != size or not (np.diff(offsets) > 0).all():
         return False, False, 0, 0
