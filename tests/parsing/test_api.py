@@ -89,7 +89,8 @@ def _fresh_tokenizer() -> tuple[object, toklane.Tokenizer]:
 
 def test_construction_and_parsing_call_no_encode_or_decode(monkeypatch: pytest.MonkeyPatch) -> None:
     hf, tok = _fresh_tokenizer()
-    text = 'Plan.</think>Ok<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜>'
+    text = "Plan.</think>Ok<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```"
+    text += "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
     ids = tok.encode(text)
 
     def forbidden(*args: object, **kwargs: object) -> None:
@@ -115,17 +116,45 @@ def test_construction_and_parsing_call_no_encode_or_decode(monkeypatch: pytest.M
 
 
 def test_tables_are_cached_weakly_by_the_tokenizer_object() -> None:
-    from toklane.parsing import tables
+    from toklane.parsing import cache
+    from toklane.parsing.cache import cached_tables
 
     hf, tok = _fresh_tokenizer()
     parser = toklane.get_parser(tok, reasoning="deepseek_r1", tools="deepseek_v3")
     assert toklane.get_parser(tok, reasoning="deepseek_r1", tools="deepseek_v3")._tables is parser._tables
-    assert parser._tables in getattr(tok, tables.SLOT).values()  # held by the tokenizer object itself
+    assert parser._tables in cached_tables(tok).values()  # kept for the tokenizer object itself
+    assert "_toklane_parsing_tables" not in tok.__dict__ and "_toklane_parsers" not in tok.__dict__
+    # A warm parse() reads through the prototype's reader, which holds no tokenizer: the id table
+    # it needs is loaded through the tables' weak reference.
+    text = "Plan.</think>Ok<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```"
+    text += "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ids = tok.encode(text)
+    got = toklane.parse(tok, token_ids=ids, reasoning="deepseek_r1", tools="deepseek_v3")
+    assert norm(got) == ("Plan.", "Ok", [("f", "{}")])
     ref, tables_ref = weakref.ref(tok), weakref.ref(parser._tables)
     del hf, tok, parser
     gc.collect()
     assert ref() is None, "the parser cache keeps the tokenizer alive"
     assert tables_ref() is None, "the tables outlive their tokenizer"
+    assert ref not in cache.TABLES and ref not in cache.PROTOTYPES, "a freed tokenizer's entries stay"
+
+
+def test_a_parser_copied_from_a_prototype_holds_its_tokenizer() -> None:
+    """The cached prototype holds no tokenizer, but each copy does: it reads ids after its caller let go."""
+    hf, tok = _fresh_tokenizer()
+    text = "Plan.</think>Ok"
+    ids = tok.encode(text)
+    toklane.get_parser(tok, reasoning="deepseek_r1")  # the prototype
+    parser = toklane.get_parser(tok, reasoning="deepseek_r1")  # a copy
+    ref = weakref.ref(tok)
+    del hf, tok
+    gc.collect()
+    assert ref() is not None
+    deltas = [parser.feed(token_ids=ids), parser.finish()]
+    assert norm(ParseResult.from_deltas(deltas)) == ("Plan.", "Ok", [])
+    del parser
+    gc.collect()
+    assert ref() is None
 
 
 def test_string_specs_and_per_request_isolation() -> None:

@@ -16,7 +16,8 @@ import toklane
 from tests.conformance.test_conformance import SUITES
 from tests.parsing.helpers import chunks, norm, tokenizer
 from toklane import ParseResult
-from toklane.parsing.api import _PROTOTYPES, _keep_prototype, format_combo
+from toklane.parsing.api import _keep_prototype, format_combo
+from toklane.parsing.cache import prototypes_for
 
 FORMATS = sorted({(s.tokenizer, s.reasoning or "", s.tools or "") for s in SUITES})
 ARGS = [(thinking, stream) for thinking in (None, True, False) for stream in (False, True)]
@@ -34,7 +35,7 @@ def test_every_format_copies_a_prototype_equal_to_a_built_parser(tok_name: str, 
     combo = format_combo(r, t)
     for thinking, stream in ARGS:
         first = toklane.get_parser(tok, r, t, thinking=thinking, stream_arguments=stream)
-        assert (r, t, thinking, stream, "keep") in tok.__dict__[_PROTOTYPES], "this format is always built"
+        assert (r, t, thinking, stream, "keep") in prototypes_for(tok), "this format is always built"
         copy = toklane.get_parser(tok, r, t, thinking=thinking, stream_arguments=stream)
         built = combo.cls.build(tok, first._tables, combo.rfmt, combo.tfmt, None, thinking, stream)
         assert type(copy) is type(built)
@@ -80,7 +81,7 @@ def test_arguments_that_are_not_copied() -> None:
     toklane.get_parser(tok, tools="hermes", tools_schema=schema)
     toklane.get_parser(tok, tools="hermes", thinking="yes")  # type: ignore[arg-type]  # truthy, not a bool
     toklane.get_parser(tok, reasoning="qwen3", stream_arguments=1)  # type: ignore[arg-type]
-    kept = tok.__dict__.get(_PROTOTYPES, {})
+    kept = prototypes_for(tok)
     assert not [key for key in kept if key[2] not in (None, True, False) or key[3] not in (True, False)]
     # A request's schema is checked per request: a bad one fails even after a warm parser exists.
     with pytest.raises(toklane.InvalidToolsSchemaError):
@@ -98,11 +99,11 @@ def test_a_parser_holding_mutable_state_is_never_a_prototype() -> None:
     key = ("mutable test", None, None, False, "keep")
     parser._held_list = []  # type: ignore[attr-defined]
     _keep_prototype(tok, key, parser)
-    assert key not in tok.__dict__[_PROTOTYPES]
+    assert key not in prototypes_for(tok)
     del parser._held_list  # type: ignore[attr-defined]
     _keep_prototype(tok, key, parser)
-    assert key in tok.__dict__[_PROTOTYPES]
-    del tok.__dict__[_PROTOTYPES][key]
+    assert key in prototypes_for(tok)
+    del prototypes_for(tok)[key]
 
 
 def test_parse_batch_with_a_schema_equals_parse_per_output() -> None:
@@ -137,7 +138,7 @@ def test_parse_reads_through_the_prototype_and_changes_nothing() -> None:
     ]
     toklane.get_parser(tok, **fmt)
     key = ("qwen3", "hermes", None, False, "keep")
-    _, state, reader = tok.__dict__[_PROTOTYPES][key]
+    _, state, reader = prototypes_for(tok)[key]
     before = dict(state)
     assert reader.__dict__ == before and reader.__dict__ is not state
     for out in outputs:
@@ -145,4 +146,4 @@ def test_parse_reads_through_the_prototype_and_changes_nothing() -> None:
         for result in (toklane.parse(tok, text=out, **fmt), toklane.parse(tok, token_ids=tok.encode(out), **fmt)):
             assert norm(result) == norm(fresh)
         assert state == before and reader.__dict__ == before
-        assert tok.__dict__[_PROTOTYPES][key][2] is reader
+        assert prototypes_for(tok)[key][2] is reader

@@ -59,8 +59,9 @@ from ..decoding.thinking import thinking_plan
 from ..errors import InvalidArgumentError, ToklaneError
 from ..parsing import format_catalog, get_parser, parse
 from ..parsing.api import format_combo
+from ..parsing.cache import tables_for
 from ..parsing.schema import request_tools_schema
-from ..parsing.tables import Tables, tables_for
+from ..parsing.tables import Tables
 from ..parsing.types import Delta, ParseResult
 from ..reasoning_markers import markers_for
 from ..tokenizer import Tokenizer, load_tokenizer

@@ -9,11 +9,12 @@ from typing import Any
 
 from ..errors import InvalidTokenIdError, UnknownFormatError, nearest_names, spelling
 from ..tokenizer import Tokenizer, load_tokenizer
+from .cache import PROTOTYPES, TABLES, keep_prototype, tables_for
 from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
 from .harmony import HarmonyParser
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
-from .tables import Tables, tables_for
+from .tables import Tables
 from .types import ParseResult
 
 _REASONING: dict[str, ReasoningFormat] = {}
@@ -147,11 +148,15 @@ class FormatCombo:
             self.cls = machine
 
 
-# get_parser's prototypes, per tokenizer object (freed with it), under this attribute: the arguments
-# (reasoning, tools, thinking, stream_arguments, unknown_tools) -> (parser class, starting state). Only
-# validated arguments with a bool/None thinking and stream_arguments are stored: bounded by the formats.
-_PROTOTYPES = "_toklane_parsers"
-_SHARED = frozenset({"_tok", "_tables", "_reasoning_fmt", "_tools"})  # read-only objects every parser shares
+# get_parser's prototypes, per tokenizer object (freed with it; :mod:`.cache`): the arguments
+# (reasoning, tools, thinking, stream_arguments, unknown_tools) -> (parser class, starting state, reader).
+# Only validated arguments with a bool/None thinking and stream_arguments are stored: bounded by the
+# formats. The state holds no tokenizer (a cache that held it would keep it alive): get_parser gives
+# each copy its tokenizer; the reader loads lazy tables through the tables' weak reference. A warm
+# lookup reads ``tokenizer.__weakref__``: the first weak reference to it, which is the basic one that
+# keys its entries once it has any (CPython keeps it first), so the key is found by identity, as fast
+# as an attribute read (another reference there would still match: weak references compare by referent).
+_SHARED = frozenset({"_tables", "_reasoning_fmt", "_tools"})  # read-only objects every parser shares
 _SCALARS = frozenset({str, int, bool, float, bytes, type(None)})
 
 
@@ -160,17 +165,15 @@ def _keep_prototype(tok: Tokenizer, key: tuple[Any, ...], parser: StreamParser) 
     made with the same arguments -- unless it holds a mutable value (then every such parser is built:
     never one that shares state with another)."""
     state = dict(parser.__dict__)
+    state.pop("_tok", None)
     for k, v in state.items():
         if k not in _SHARED and type(v) not in _SCALARS and not (type(v) is tuple and not v):
             return
-    prototypes = tok.__dict__.get(_PROTOTYPES)
-    if prototypes is None:
-        prototypes = tok.__dict__.setdefault(_PROTOTYPES, {})
     # The third member reads whole outputs for parse(): a parser in the starting state that is only
     # read (parse_whole_fresh), so parse() makes no copy unless the machine must read the output.
     reader = type(parser)()
     reader.__dict__ = dict(state)
-    prototypes[key] = (type(parser), state, reader)
+    keep_prototype(tok, key, (type(parser), state, reader))
 
 
 # Only validated pairs of known names are stored: bounded by the format tables.
@@ -262,12 +265,14 @@ def get_parser(
     if type(tokenizer) is Tokenizer:  # warm: copy the prototype of these arguments
         key = (reasoning, tools, thinking, stream_arguments, unknown_tools)
         try:
-            cls, state, _ = tokenizer._toklane_parsers[key]  # type: ignore[attr-defined]
-        except (AttributeError, KeyError, TypeError):  # (TypeError: an unhashable argument, refused below)
+            cls, state, _ = PROTOTYPES[tokenizer.__weakref__][key]
+        except (KeyError, TypeError):  # (TypeError: an unhashable argument, refused below)
             pass
         else:
+            state = state.copy()
+            state["_tok"] = tokenizer
             parser = cls()
-            parser.__dict__ = state.copy()
+            parser.__dict__ = state
             if tools_schema is not None:
                 parser._take_schema(tools_schema, unknown_tools)
             return parser
@@ -294,8 +299,8 @@ def _build_parser(
         combo = format_combo(reasoning, tools)
     rfmt, tfmt = combo.rfmt, combo.tfmt
     try:
-        tables = tok._toklane_parsing_tables[combo]  # type: ignore[attr-defined]
-    except (AttributeError, KeyError):
+        tables = TABLES[tok.__weakref__][combo]
+    except KeyError:
         tables = tables_for(tok, combo, lambda: _build_tables(tok, rfmt, tfmt))
     if unknown_tools != "keep" and unknown_tools not in UNKNOWN_TOOLS:
         raise ValueError(f"unknown_tools must be one of {', '.join(map(repr, UNKNOWN_TOOLS))}, not {unknown_tools!r}")
@@ -327,8 +332,8 @@ def parse(
     """
     if type(tokenizer) is Tokenizer and tools_schema is None:  # warm: the prototype reads it
         try:
-            _, state, reader = tokenizer._toklane_parsers[(reasoning, tools, thinking, False, unknown_tools)]  # type: ignore[attr-defined]
-        except (AttributeError, KeyError, TypeError):
+            _, state, reader = PROTOTYPES[tokenizer.__weakref__][(reasoning, tools, thinking, False, unknown_tools)]
+        except (KeyError, TypeError):
             pass
         else:
             return reader.parse_whole_fresh(state, text, token_ids)  # type: ignore[no-any-return]

@@ -201,6 +201,7 @@ class StreamParser:
 
     # Per-stream state that starts the same in every parser lives here as class-level
     # defaults: construction only sets what differs (it is on the per-request path).
+    _tok: Tokenizer | None = None  # set by _setup and get_parser; None in parse()'s readers (tables.owner serves)
     _tm: Any = None  # text matcher, made on the first text feed
     _hold = ""  # text held back: it may be the start of a marker
     _bm: Any = None  # byte matcher, made on the first ids feed (if the format has text markers)

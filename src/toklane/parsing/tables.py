@@ -11,7 +11,7 @@ cl100k is ``" </" "think" ">\\n"``).
 
 Tables are built once per (tokenizer, reasoning format, tool format) from the
 tokenizer's cached added-token list and byte table -- never by encoding or
-decoding -- and cached weakly by the tokenizer object itself.
+decoding -- and cached weakly by the tokenizer object itself (:mod:`.cache`).
 
 A marker text may hold the placeholder ``{suffix}`` (:data:`SUFFIX`) for a
 per-checkpoint token suffix (Hunyuan HY-V3 spells ``<think:opensource>`` in one
@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Collection, Iterable
+import weakref
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import MissingTokenError
 from ..gather import IdTable
@@ -115,6 +116,7 @@ class Tables:
         "drop_ids",
         "id_roles",
         "id_table",
+        "owner",
         "plain_texts",
         "roles",
         "special_ids",
@@ -145,6 +147,9 @@ class Tables:
         self.texts: tuple[str, ...] = tuple(m.text for m in ordered)
         self.roles: tuple[str, ...] = tuple(m.role for m in ordered)
         self.tokenizer_name = tok.name
+        #: The tokenizer, weakly (the tables are cached by it): what a reader with none at hand
+        #: loads the lazy tables from.
+        self.owner: weakref.ref[Tokenizer] = weakref.ref(tok)
         added = tok.special_tokens  # every added token: content -> id
         id_roles: dict[int, int] = {}
         byte_patterns: list[bytes] = []
@@ -184,13 +189,19 @@ class Tables:
         self.plain_texts: list[str | bool | None] | None = None  # per id, on the first one-token ids feed
         self.id_table: IdTable | None = None  # on the first long ids feed
 
-    def load_token_table(self, tok: Tokenizer) -> tuple[bytes | None, ...]:
+    def _owner(self) -> Tokenizer:
+        tok = self.owner()
+        if tok is None:  # (a parser holds its tokenizer: only a reader past its tokenizer's life gets here)
+            raise RuntimeError(f"the tokenizer {self.tokenizer_name!r} of these parser tables was freed")
+        return tok
+
+    def load_token_table(self, tok: Tokenizer | None = None) -> tuple[bytes | None, ...]:
         table = self.token_table
         if table is None:
-            table = self.token_table = tok.token_bytes_table
+            table = self.token_table = (tok if tok is not None else self._owner()).token_bytes_table
         return table
 
-    def load_plain_texts(self, tok: Tokenizer) -> list[str | bool | None]:
+    def load_plain_texts(self, tok: Tokenizer | None = None) -> list[str | bool | None]:
         """Per id, the text a stream reads for it one token at a time: ``None`` until a stream first
         reads it (:meth:`learn_text`), ``False`` for a marker, a dropped token, or bytes that are
         no whole characters (the per-token path reads those). Made on the first ids stream of this
@@ -220,7 +231,7 @@ class Tables:
         self.plain_texts[t] = text  # type: ignore[index]
         return text
 
-    def load_id_table(self, tok: Tokenizer) -> IdTable:
+    def load_id_table(self, tok: Tokenizer | None = None) -> IdTable:
         """What :func:`toklane.gather.runs` reads for this format pair, made on its first
         feed of many ids: the tokenizer's part once (O(vocabulary)), this pair's a copy of it."""
         ids = self.id_table
@@ -228,27 +239,9 @@ class Tables:
             with _lock:
                 ids = self.id_table
                 if ids is None:
-                    ids = self.id_table = IdTable(tok, self.id_roles, self.drop_ids, self.vocab_size)
+                    owner = tok if tok is not None else self._owner()
+                    ids = self.id_table = IdTable(owner, self.id_roles, self.drop_ids, self.vocab_size)
         return ids
 
 
 _lock = threading.Lock()
-
-#: Name of the per-tokenizer dictionary of tables, kept on the tokenizer object itself: the tables
-#: live as long as it does (they hold no reference back to it) and a warm lookup is one attribute
-#: read and one dictionary read.
-SLOT = "_toklane_parsing_tables"
-
-
-def tables_for(tok: Tokenizer, key: Any, build: Callable[[], Tables]) -> Tables:
-    """The tables of ``tok`` for ``key``, built by ``build()`` once (single-flight; failures are not cached)."""
-    with _lock:
-        per_tok = tok.__dict__.get(SLOT)
-        if per_tok is None:
-            per_tok = {}
-            setattr(tok, SLOT, per_tok)
-        tables = per_tok.get(key)
-        if tables is None:
-            tables = build()
-            per_tok[key] = tables
-        return tables
