@@ -1,8 +1,8 @@
 """Declarative format definitions: what a format module states about its family.
 
-A reasoning format names its markers (a
-:class:`toklane.reasoning_markers.ReasoningMarkers`: the parser and the
-thinking budget read the same ones) and whether they are added tokens. A
+A reasoning format names its markers (a :class:`ReasoningMarkers`, declared in
+its format module: the parser and the thinking budget read the same ones) and
+whether they are added tokens. A
 tool format names its markers, which of them open a
 tool-call block, an optional *anchor* (characters that open a block when one
 is the first character of the content, as ``{`` for Llama-3 JSON calls), and
@@ -16,9 +16,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..reasoning_markers import ReasoningMarkers
 from .block import Body
 from .tables import Marker
+
+
+@dataclass(frozen=True)
+class ReasoningMarkers:
+    """A reasoning format's markers: ``start`` and ``end`` delimit the reasoning; ``budget_end`` is the
+    text a thinking budget forces (one token per step) to close reasoning early; ``implicit_start``:
+    the chat template usually pre-fills the start marker, so output may begin inside reasoning with
+    no start marker at all. Found by name with :func:`toklane.reasoning_markers.markers_for`."""
+
+    name: str
+    start: str | None
+    end: str
+    budget_end: str
+    implicit_start: bool
+    description: str
+
 
 REASONING_START = "reasoning_start"
 REASONING_END = "reasoning_end"

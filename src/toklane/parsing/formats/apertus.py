@@ -12,9 +12,8 @@ the arguments; a bare object without the array is accepted, and
 inside the reasoning ends it.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.json_calls import JsonCalls
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 TOOLS_PREFIX = Marker("tools_prefix", "<|tools_prefix|>")

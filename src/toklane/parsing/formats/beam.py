@@ -16,10 +16,9 @@ tokenizer has Harmony's added tokens). Read by
 
 from __future__ import annotations
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.named_params import NamedParams
 from ..messages import TO_CALL, TO_CONTENT, TO_REASONING, MessageParser, recipient
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 MARKERS = (

@@ -17,9 +17,8 @@ missing ``]`` or ``<|END_ACTION|>`` and ``"name"`` for ``"tool_name"`` are
 accepted.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.json_calls import JsonCalls
-from ..spec import CONTENT_START, ReasoningFormat, ToolFormat
+from ..spec import CONTENT_START, ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 ACTION_START = Marker("action_start", "<|START_ACTION|>")

@@ -8,8 +8,7 @@ action block ends reasoning the model left open. Tools: ``cohere_command``
 (see :mod:`toklane.parsing.formats.cohere_command3`).
 """
 
-from ...reasoning_markers import ReasoningMarkers
-from ..spec import CONTENT_END, CONTENT_START, ReasoningFormat
+from ..spec import CONTENT_END, CONTENT_START, ReasoningFormat, ReasoningMarkers
 from ..tables import Marker
 from .cohere_command3 import ACTION_START
 

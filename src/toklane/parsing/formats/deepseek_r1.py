@@ -1,8 +1,12 @@
 """DeepSeek-R1 and its distills: ``<think>...</think>`` (added tokens); the template pre-fills ``<think>``."""
 
-from ...reasoning_markers import REASONING_MARKERS
-from ..spec import ReasoningFormat
+from ..spec import ReasoningFormat, ReasoningMarkers
 
 REASONING = ReasoningFormat(
-    "deepseek_r1", REASONING_MARKERS["deepseek_r1"], aliases=("deepseek-r1", "holo2"), family="DeepSeek"
+    "deepseek_r1",
+    ReasoningMarkers(
+        "deepseek_r1", "<think>", "</think>", "</think>", True, "DeepSeek-R1 and distills: <think>...</think>"
+    ),
+    aliases=("deepseek-r1", "holo2"),
+    family="DeepSeek",
 )

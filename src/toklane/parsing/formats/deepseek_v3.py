@@ -13,9 +13,8 @@ unless ``thinking=True`` (the thinking template pre-fills ``<think>``). A V3.2
 DSML block (``<｜DSML｜function_calls>``) ends reasoning.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies import NameArgs
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from .deepseek_v31 import MARKERS
 from .deepseek_v32 import DSML, dsml_block
 

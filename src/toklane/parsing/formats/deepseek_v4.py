@@ -8,13 +8,14 @@ format). A DSML tool-call block (``<｜DSML｜tool_calls>``) ends reasoning too.
 Tools: DSML invokes in ``<｜DSML｜tool_calls>`` (see :mod:`.deepseek_v32`).
 """
 
-from ...reasoning_markers import REASONING_MARKERS
-from ..spec import ReasoningFormat
+from ..spec import ReasoningFormat, ReasoningMarkers
 from .deepseek_v32 import DSML, dsml_block, dsml_tools
 
 REASONING = ReasoningFormat(
     "deepseek_v4",
-    REASONING_MARKERS["deepseek_v4"],
+    ReasoningMarkers(
+        "deepseek_v4", "<think>", "</think>", "</think>", True, "DeepSeek-V4: <think>...</think> (added tokens)"
+    ),
     aliases=("deepseek-v4",),
     family="DeepSeek",
     cut_by=(dsml_block(DSML, "tool_calls"),),

@@ -3,8 +3,7 @@ start with a space (``<｜DSML｜ calls>``, ``<｜DSML｜ invoke name="...">``,
 ``<｜DSML｜ parameter ...>``), otherwise as in :mod:`.deepseek_v32`. The DSML block
 ends reasoning."""
 
-from ...reasoning_markers import ReasoningMarkers
-from ..spec import ReasoningFormat
+from ..spec import ReasoningFormat, ReasoningMarkers
 from .deepseek_v32 import DSML, dsml_block, dsml_tools
 
 TAG = DSML + " "

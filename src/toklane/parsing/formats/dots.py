@@ -10,9 +10,8 @@ by ``tools_schema``; a block may hold one ``{"name": ..., "arguments": {...}}`` 
 Reasoning: ``<think>...</think>`` (text), not pre-filled; a tool block ends it.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_invoke import XmlInvoke, xml_markers
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 REASONING = ReasoningFormat(

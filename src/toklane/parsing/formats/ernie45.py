@@ -10,9 +10,8 @@ Tools: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` per call, as
 Hermes writes them (the tags matched as text, by id where they are tokens).
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.json_calls import JsonCalls
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 REASONING = ReasoningFormat(

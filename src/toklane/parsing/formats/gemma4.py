@@ -13,9 +13,8 @@ reads) are accepted; a model that ends the call with ``<turn|>`` (or nothing)
 instead of ``<tool_call|>`` still has its call read.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.gemma import GemmaCall
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 CALL_START = Marker("call_start", "<|tool_call>")

@@ -11,8 +11,7 @@ Reasoning: ``<think>...</think>``, the output starting inside reasoning, matched
 text; a GCML block ends it.
 """
 
-from ...reasoning_markers import ReasoningMarkers
-from ..spec import ReasoningFormat
+from ..spec import ReasoningFormat, ReasoningMarkers
 from .deepseek_v32 import dsml_block, dsml_tools
 
 GCML = "｜GCML｜"

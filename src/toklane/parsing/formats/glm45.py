@@ -14,9 +14,8 @@ only when thinking is off), so output starts as content; a ``<tool_call>``
 inside reasoning ends it.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.key_value import KeyValueCalls, kv_markers
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 
 MARKERS = kv_markers(token=True)
 

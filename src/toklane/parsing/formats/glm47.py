@@ -6,9 +6,8 @@ template ends the prompt with ``<think>`` (``</think>`` when thinking is off:
 parse with ``thinking=False``), so output starts inside reasoning.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.key_value import KeyValueCalls
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from .glm45 import MARKERS
 
 REASONING = ReasoningFormat(

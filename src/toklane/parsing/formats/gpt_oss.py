@@ -2,8 +2,7 @@
 ``commentary`` messages to ``functions.NAME`` with JSON bodies. Read by
 :class:`toklane.parsing.harmony.HarmonyParser`; the two formats go together."""
 
-from ...reasoning_markers import REASONING_MARKERS
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 MARKERS = (
@@ -17,7 +16,18 @@ MARKERS = (
 )
 
 REASONING = ReasoningFormat(
-    "gpt_oss", REASONING_MARKERS["gpt_oss"], harmony=True, aliases=("openai_gptoss", "gpt-oss"), family="gpt-oss"
+    "gpt_oss",
+    ReasoningMarkers(
+        "gpt_oss",
+        "<|channel|>analysis<|message|>",
+        "<|end|>",
+        "<|end|><|start|>assistant<|channel|>final<|message|>",
+        True,
+        "gpt-oss Harmony: the analysis channel is reasoning",
+    ),
+    harmony=True,
+    aliases=("openai_gptoss", "gpt-oss"),
+    family="gpt-oss",
 )
 
 TOOLS = ToolFormat(

@@ -12,9 +12,8 @@ Reasoning (Granite 3.2 / 3.3 with ``thinking=True``): plain-text headings,
 without the first heading is content.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.json_calls import JsonCalls
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 REASONING = ReasoningFormat(

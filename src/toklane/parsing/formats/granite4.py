@@ -9,9 +9,8 @@ the thinking template pre-fills ``<think>`` (``thinking=False`` when the prompt
 disabled thinking). A ``<tool_call>`` inside reasoning ends it.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.json_calls import JsonCalls
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 REASONING = ReasoningFormat(

@@ -13,9 +13,8 @@ Tools: ``<tool_calls>[{"name": ..., "arguments": {...}}, ...]</tool_calls>``
 closing tag is consumed when it follows and may be missing.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.json_calls import JsonCalls
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 REASONING = ReasoningFormat(

@@ -26,9 +26,8 @@ text, since HY-V4 vocabularies lack it. A call cut before ``</tool_call>`` at th
 end of the output is kept (vLLM keeps it).
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.key_value import KeyValueCalls, kv_markers
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 #: The tool-call markers HY-V3 and HY-V4 share (added tokens).

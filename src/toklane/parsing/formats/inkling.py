@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.json_calls import JsonCalls
 from ..messages import TO_CALL, TO_CONTENT, TO_DROP, TO_REASONING, MessageParser
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 MARKERS = (

@@ -5,9 +5,8 @@
 request turns it off (parse with ``thinking=False`` then).
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.key_value import KeyValueCalls, kv_markers
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 
 REASONING = ReasoningFormat(
     "iquest_q1",

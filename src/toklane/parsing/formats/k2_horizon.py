@@ -12,9 +12,8 @@ A tool-call group opened inside reasoning ends it. The tool-call tags are
 matched as text (by id where the tokenizer has them as added tokens).
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.key_value import KeyValueCalls, kv_markers
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 
 MARKERS = kv_markers(group="tool_calls", typed=True, ns="ifm|", token=False)
 

@@ -17,9 +17,8 @@ missing, arguments may be empty (``{}``), and a ``</think>`` right after the
 calls is dropped.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.name_args import NameArgs
-from ..spec import REASONING_END, ReasoningFormat, ToolFormat
+from ..spec import REASONING_END, ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 SECTION_BEGIN = Marker("calls_begin", "<|tool_calls_section_begin|>")

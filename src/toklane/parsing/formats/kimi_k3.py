@@ -15,9 +15,8 @@ turns, whose prefix opens ``response`` instead). Reasoning also ends where a
 wrappers are dropped.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xtml import XtmlCalls
-from ..spec import CONTENT_END, CONTENT_START, ReasoningFormat, ToolFormat
+from ..spec import CONTENT_END, CONTENT_START, ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 KEEP = ("<|open|>", "<|close|>", "<|sep|>")

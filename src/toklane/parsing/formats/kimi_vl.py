@@ -3,8 +3,7 @@
 SGLang registers it as ``kimi``.
 """
 
-from ...reasoning_markers import ReasoningMarkers
-from ..spec import ReasoningFormat
+from ..spec import ReasoningFormat, ReasoningMarkers
 
 REASONING = ReasoningFormat(
     "kimi_vl",

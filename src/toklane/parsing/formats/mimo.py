@@ -14,9 +14,8 @@ Values are kept exactly as written (MiMo's template promises newlines and
 spaces are preserved) and typed by ``tools_schema``.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_functions import XmlFunctions
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from .qwen3_coder import TOOLS as QWEN3_CODER
 
 REASONING = ReasoningFormat(

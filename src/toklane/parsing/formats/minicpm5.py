@@ -17,9 +17,8 @@ only for ``enable_thinking=True`` (then parse with ``thinking=True``) and
 ``<think>\\n\\n</think>\\n\\n`` for ``False``; otherwise the model writes ``<think>``.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_invoke import XmlInvoke
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 REASONING = ReasoningFormat(

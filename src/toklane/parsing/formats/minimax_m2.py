@@ -14,9 +14,8 @@ Tools: XML invokes, values typed by ``tools_schema``::
     </minimax:tool_call>
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_invoke import XmlInvoke, xml_markers
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 MARKERS = ReasoningMarkers(

@@ -17,9 +17,8 @@ elements named by their key (see :class:`toklane.parsing.bodies.xml_invoke.XmlTa
     ]<]minimax[>[</tool_call>
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_invoke import XmlTags
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 NS = "]<]minimax[>["

@@ -20,12 +20,16 @@ without ``[ARGS]`` is a call. A cut-off or broken call is content -- without
 the ``[TOOL_CALLS]`` control token, everything else verbatim.
 """
 
-from ...reasoning_markers import REASONING_MARKERS
 from ..bodies import NameArgs
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
-REASONING = ReasoningFormat("mistral", REASONING_MARKERS["mistral"], family="Mistral", drop_stray_end="always")
+REASONING = ReasoningFormat(
+    "mistral",
+    ReasoningMarkers("mistral", "[THINK]", "[/THINK]", "[/THINK]", False, "Magistral: [THINK]...[/THINK]"),
+    family="Mistral",
+    drop_stray_end="always",
+)
 
 TOOLS = ToolFormat(
     name="mistral",

@@ -18,11 +18,10 @@ Read by :class:`toklane.parsing.messages.MessageParser`.
 
 from __future__ import annotations
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_invoke import XmlInvoke, xml_markers
 from ..engine import _schema_index
 from ..messages import TO_CALL, TO_CONTENT, TO_DROP, TO_REASONING, MessageParser, recipient
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 # Special tokens in the checkpoints the peers serve, but not in every tokenizer of the family: text.

@@ -7,9 +7,8 @@ recipient is a tool channel.
 
 from __future__ import annotations
 
-from ...reasoning_markers import ReasoningMarkers
 from ..messages import TO_CALL, TO_CONTENT, TO_DROP, TO_REASONING, recipient
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from .muse import TOOLS as MUSE_TOOLS
 from .muse import MuseParser
 

@@ -19,12 +19,23 @@ calls after it are kept (as SGLang does for the same grammar in LFM2 and
 pythonic lists; vLLM drops every call of the block).
 """
 
-from ...reasoning_markers import REASONING_MARKERS
 from ..bodies.pythonic import PythonicList
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
-REASONING = ReasoningFormat("olmo3", REASONING_MARKERS["olmo3"], token=False, family="OLMo")
+REASONING = ReasoningFormat(
+    "olmo3",
+    ReasoningMarkers(
+        "olmo3",
+        "<think>",
+        "</think>",
+        "</think>",
+        True,
+        "OLMo 3 Think: <think>...</think> spelled with ordinary tokens (matched on token bytes)",
+    ),
+    token=False,
+    family="OLMo",
+)
 
 TOOLS = ToolFormat(
     name="olmo3",

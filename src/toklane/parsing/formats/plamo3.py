@@ -12,9 +12,8 @@ is on by default)::
     <|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.tagged import TaggedCalls
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 BEGIN_THINK = "<|plamo:begin_think:plamo|>"

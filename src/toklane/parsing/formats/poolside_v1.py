@@ -6,9 +6,8 @@ it as one added token). Thinking is opt-in (``enable_thinking=True``) and the
 model writes ``<think>`` itself, so output starts as content.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.key_value import KeyValueCalls, kv_markers
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 
 REASONING = ReasoningFormat(
     "poolside_v1",

@@ -4,12 +4,13 @@ Thinking templates pre-fill ``<think>``, so the output may start inside
 reasoning with no start marker (``thinking=False`` when the template closed it).
 """
 
-from ...reasoning_markers import REASONING_MARKERS
-from ..spec import ReasoningFormat
+from ..spec import ReasoningFormat, ReasoningMarkers
 
 REASONING = ReasoningFormat(
     "qwen3",
-    REASONING_MARKERS["qwen3"],
+    ReasoningMarkers(
+        "qwen3", "<think>", "</think>", "</think>", True, "Qwen3 / QwQ / Qwen3.5 / Qwen3.6: <think>...</think>"
+    ),
     aliases=("qwen3-thinking", "minicpmv", "nemotron_v3", "nemotron_3", "nanbeige", "interns1"),
     family="Qwen",
 )

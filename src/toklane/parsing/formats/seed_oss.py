@@ -7,9 +7,8 @@ the peers read it: the model opens with ``<seed:think>``, which is dropped,
 and a thinking budget of 0 closes it in the prompt: parse with ``thinking=False``).
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_functions import XmlFunctions
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 MARKERS = (

@@ -13,9 +13,8 @@ typed by ``tools_schema``::
     <｜tool_calls_end｜>
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_invoke import XmlInvoke, xml_markers
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 REASONING = ReasoningFormat(

@@ -6,9 +6,8 @@ as text (by id where the tokenizer has them as added tokens). A ``<tool_call>``
 inside reasoning ends it.
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_functions import XmlFunctions
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
 
 MARKERS = (

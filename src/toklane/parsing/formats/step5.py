@@ -6,9 +6,8 @@ marker). Markers are matched as text (by id where the tokenizer has them as
 added tokens).
 """
 
-from ...reasoning_markers import ReasoningMarkers
 from ..bodies.xml_functions import XmlFunctions
-from ..spec import ReasoningFormat, ToolFormat
+from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from .step3p5 import MARKERS
 
 REASONING = ReasoningFormat(
