@@ -194,11 +194,6 @@ def _keep_special_tables(tok: Tokenizer, combo: Any) -> Tables:
     """A reasoning format's tables that read every added special token that is no marker as text."""
     markers = list(combo.rfmt.marker_list())
     purpose = {m.role: f"{combo.rfmt.name} reasoning marker" for m in markers}
-    if combo.rfmt.harmony:
-        from ..parsing.formats.gpt_oss import MARKERS
-
-        markers += MARKERS
-        purpose.update({m.role: "gpt_oss (Harmony) marker" for m in MARKERS})
     keep = frozenset((*combo.rfmt.keep_tokens, *(t.content for t in tok.added_tokens if t.special and t.content)))
     return Tables(tok, markers, purpose, keep)
 

@@ -163,10 +163,8 @@ class ToklaneReasoningParser(_OneStream, ReasoningParser):
         self._answered = False  # non-blank content was read
         fmt = reasoning_format(self.reasoning_format)
         # Formats whose answer holds markers of their own (Cohere's <|END_RESPONSE|>, Hunyuan's </answer>,
-        # Mistral's stray [/THINK], message machines, Harmony) are read by this stream to the end.
-        self._hands_over = not (
-            fmt.content_starts or fmt.content_ends or fmt.drop_stray_end == "always" or fmt.machine or fmt.harmony
-        )
+        # Mistral's stray [/THINK], machines: Harmony and the message formats) are read by this stream to the end.
+        self._hands_over = not (fmt.content_starts or fmt.content_ends or fmt.drop_stray_end == "always" or fmt.machine)
 
     # ---- markers (vLLM's ReasoningConfig reads them: its own thinking_token_budget needs both)
     @property

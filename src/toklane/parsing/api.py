@@ -12,7 +12,6 @@ from ..tokenizer import Tokenizer, load_tokenizer
 from .cache import PROTOTYPES, TABLES, keep_prototype, tables_for
 from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
-from .harmony import HarmonyParser
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
 from .tables import Tables
 from .types import ParseResult
@@ -141,11 +140,8 @@ class FormatCombo:
         self.rfmt = rfmt
         self.tfmt = tfmt
         self.key = (rfmt.name if rfmt else "", tfmt.name if tfmt else "")
-        harmony = (rfmt is not None and rfmt.harmony) or (tfmt is not None and tfmt.harmony)
-        self.cls: type[StreamParser] = HarmonyParser if harmony else ThinkToolsParser
         machine = (rfmt.machine if rfmt is not None else None) or (tfmt.machine if tfmt is not None else None)
-        if machine is not None:
-            self.cls = machine
+        self.cls: type[StreamParser] = ThinkToolsParser if machine is None else machine
 
 
 # get_parser's prototypes, per tokenizer object (freed with it; :mod:`.cache`): the arguments
@@ -189,15 +185,11 @@ def format_combo(reasoning: Any, tools: Any) -> FormatCombo:
         rfmt = reasoning_format(reasoning)
     if tools is not None:
         tfmt = tool_format(tools)
-    if rfmt is not None and tfmt is not None and rfmt.harmony != tfmt.harmony:
-        raise ValueError(
-            f"reasoning format {rfmt.name!r} and tool format {tfmt.name!r} cannot be combined: "
-            "gpt_oss (Harmony) reasoning goes with gpt_oss tools only"
-        )
     if rfmt is not None and tfmt is not None and rfmt.machine is not tfmt.machine:
+        reader = rfmt if rfmt.machine is not None else tfmt
         raise ValueError(
             f"reasoning format {rfmt.name!r} and tool format {tfmt.name!r} cannot be combined: "
-            "they are read by different message machines"
+            f"{reader.name!r} is read by {reader.machine.__name__}, which reads only its own family's formats"
         )
     combo = FormatCombo(rfmt, tfmt)
     # One object per canonical pair (aliases share it): it keys the per-tokenizer tables.
@@ -219,12 +211,6 @@ def _build_tables(tok: Tokenizer, rfmt: ReasoningFormat | None, tfmt: ToolFormat
         for m in tfmt.markers:
             markers.append(m)
             purpose.setdefault(m.role, f"{tfmt.name} tool-call marker")
-    if rfmt is not None and rfmt.harmony and tfmt is None:
-        from .formats.gpt_oss import MARKERS
-
-        for m in MARKERS:
-            markers.append(m)
-            purpose[m.role] = "gpt_oss (Harmony) marker"
     keep = frozenset((*(rfmt.keep_tokens if rfmt else ()), *(tfmt.keep_tokens if tfmt else ())))
     return Tables(tok, markers, purpose, keep)
 

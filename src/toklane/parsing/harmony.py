@@ -44,12 +44,13 @@ import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from .block import NON_WS, WS, first_non_ws
 from .bodies import JsonArgs
 from .engine import StreamParser
 from .jsonscan import DONE, ERROR, value_end
+from .tables import Marker
 from .types import Delta, ParseResult, ToolCall
 
 # Modes. _PENDING: text that may still be header text (at the start, or after an end marker).
@@ -122,8 +123,23 @@ def _may_grow(m: re.Match[str] | None, rest: str) -> bool:
     return m.group(3) is None and (" json".startswith(rest) or " code".startswith(rest))
 
 
+#: Harmony's message tokens: the markers of every format this machine reads.
+MARKERS = (
+    Marker("start", "<|start|>"),
+    Marker("channel", "<|channel|>"),
+    Marker("message", "<|message|>"),
+    Marker("constrain", "<|constrain|>"),
+    Marker("end", "<|end|>"),
+    Marker("call", "<|call|>"),
+    Marker("return", "<|return|>"),
+)
+
+
 class HarmonyParser(StreamParser):
-    """Reasoning, content and tool calls from gpt-oss Harmony messages."""
+    """Reasoning, content and tool calls from gpt-oss Harmony messages (the ``machine=`` of the
+    ``gpt_oss`` formats)."""
+
+    MARKERS: ClassVar[tuple[Marker, ...]] = MARKERS
 
     _field = "role"  # the header field text goes to
     _args: JsonArgs | None = None  # the arguments of the call being read

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .block import Body
+from .harmony import HarmonyParser
 from .tables import Marker
 
 
@@ -48,7 +49,7 @@ class ReasoningFormat:
 
     ``token``: the markers are added tokens in the family's tokenizers (a
     tokenizer without them is an error); ``False`` matches them as text on any
-    spelling. ``harmony`` formats are read by the Harmony machine instead.
+    spelling.
 
     ``aliases``: the peers' registry names for this format (vLLM's
     ``--reasoning-parser``, SGLang's), accepted wherever a name is.
@@ -74,7 +75,8 @@ class ReasoningFormat:
     never content (Magistral's ``[/THINK]``, a control token).
 
     ``machine``: a :class:`~toklane.parsing.engine.StreamParser` subclass that
-    reads the family's output instead (message formats: Muse, Beam, Inkling;
+    reads the family's output instead (gpt-oss's Harmony,
+    :mod:`toklane.parsing.harmony`; message formats: Muse, Beam, Inkling,
     :mod:`toklane.parsing.messages`); its ``MARKERS`` are the format's markers,
     and it combines only with tool formats of the same machine.
     """
@@ -82,7 +84,6 @@ class ReasoningFormat:
     name: str
     markers: ReasoningMarkers
     token: bool = True
-    harmony: bool = False
     aliases: tuple[str, ...] = ()
     family: str = ""
     alt_starts: tuple[str, ...] = ()
@@ -101,13 +102,18 @@ class ReasoningFormat:
         return self.markers.description
 
     @property
+    def harmony(self) -> bool:
+        """Whether gpt-oss's Harmony machine reads this format."""
+        return self.machine is HarmonyParser
+
+    @property
     def implicit_start(self) -> bool:
         return self.markers.implicit_start
 
     def marker_list(self) -> list[Marker]:
         if self.machine is not None:
             return list(self.machine.MARKERS)
-        if self.harmony or self.in_content:
+        if self.in_content:
             return []
         out = [Marker(REASONING_END, self.markers.end, self.token)]
         out += [Marker(REASONING_END, text, False) for text in self.alt_ends]
@@ -130,7 +136,8 @@ class ToolFormat:
     content, not only at its start (a call list after prose, several lists in
     one output); a block that turns out to be no call is content again.
     ``body(parser, start_role, **body_options)`` builds the per-block reader
-    (a grammar from :mod:`toklane.parsing.bodies`). ``id_style``: how call ids
+    (a grammar from :mod:`toklane.parsing.bodies`; None where the ``machine``
+    reads call bodies itself, as Harmony does). ``id_style``: how call ids
     look (``"call"``: ``call_`` + 24 characters; ``"mistral"``: 9
     alphanumerics, as Mistral's templates require). ``aliases``: the peers'
     registry names for this format (vLLM's ``--tool-call-parser``, SGLang's).
@@ -151,15 +158,19 @@ class ToolFormat:
     description: str
     markers: tuple[Marker, ...]
     block_starts: frozenset[str]
-    body: Callable[..., Body]
+    body: Callable[..., Body] | None
     body_options: dict[str, Any] = field(default_factory=dict)
     anchor: str | None = None
     anchor_in_prose: bool = False
     id_style: str = "call"
-    harmony: bool = False
     aliases: tuple[str, ...] = ()
     family: str = ""
     keep_tokens: tuple[str, ...] = ()
     machine: Any = None
     drop_opener: bool = False
     hold_anchored: bool = False
+
+    @property
+    def harmony(self) -> bool:
+        """Whether gpt-oss's Harmony machine reads this format."""
+        return self.machine is HarmonyParser

@@ -2,18 +2,10 @@
 ``commentary`` messages to ``functions.NAME`` with JSON bodies. Read by
 :class:`toklane.parsing.harmony.HarmonyParser`; the two formats go together."""
 
+from ..harmony import MARKERS, HarmonyParser
 from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
-from ..tables import Marker
 
-MARKERS = (
-    Marker("start", "<|start|>"),
-    Marker("channel", "<|channel|>"),
-    Marker("message", "<|message|>"),
-    Marker("constrain", "<|constrain|>"),
-    Marker("end", "<|end|>"),
-    Marker("call", "<|call|>"),
-    Marker("return", "<|return|>"),
-)
+__all__ = ["MARKERS", "REASONING", "TOOLS"]
 
 REASONING = ReasoningFormat(
     "gpt_oss",
@@ -25,7 +17,7 @@ REASONING = ReasoningFormat(
         True,
         "gpt-oss Harmony: the analysis channel is reasoning",
     ),
-    harmony=True,
+    machine=HarmonyParser,
     aliases=("openai_gptoss", "gpt-oss"),
     family="gpt-oss",
 )
@@ -35,8 +27,8 @@ TOOLS = ToolFormat(
     description="gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>",
     markers=MARKERS,
     block_starts=frozenset(),
-    body=lambda *a, **k: None,  # type: ignore[arg-type,return-value]  # Harmony has its own machine
-    harmony=True,
+    body=None,  # the machine reads call bodies itself
+    machine=HarmonyParser,
     aliases=("openai", "gpt-oss"),
     family="gpt-oss",
 )
