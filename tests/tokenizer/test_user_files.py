@@ -27,6 +27,7 @@ from tests.references import CORPUS
 from tests.tokenizer import pipelines
 from toklane.tokenizer import bundled as bundled_module
 from toklane.tokenizer import patterns
+from toklane.tokenizer.compiled_pipelines import SINGLE_SPLITS
 from toklane.tokenizer.engines import staged
 from toklane.tokenizer.engines.choose import choose_engine
 from toklane.tokenizer.files import Pipeline
@@ -103,7 +104,10 @@ def test_generated_pipelines_equal_hf_tokenizers(tmp_path, pipeline, texts):
         assert plan.upgrade is None, plan.explain()
     elif plan.upgrade is None:  # else only added tokens it would match differently keep it off
         assert "added token" in plan.reason or "regex" in plan.reason, plan.explain()
-    assert tok.engine == "tokenizers"
+    if plan.engine == "compiled":  # (a pipeline compiled_pipelines reproduces; its merges replay as ranks)
+        assert tok.engine == "compiled", tok.engine_reason
+    else:
+        assert tok.engine == "tokenizers"
     assert_same(tok, hf, texts)
     if plan.upgrade:
         if staged.upgrade_now(tok):
@@ -112,6 +116,161 @@ def test_generated_pipelines_equal_hf_tokenizers(tmp_path, pipeline, texts):
             # by Oniguruma and PCRE2, e.g. U+180E as whitespace under ByteLevel's add_prefix_space): kept exact
             assert "differ" in tok.engine_reason and tok.engine == "tokenizers", tok.engine_reason
         assert_same(tok, hf, texts + pipelines.PIECES_JOINED)
+
+
+# --------------------------------------------------------------------------- compiled single splits
+
+_BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+_COMPILED_PRE = {
+    **{
+        label: {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False},
+                _BYTE_LEVEL,
+            ],
+        }
+        for regex, label in SINGLE_SPLITS.items()
+    },
+    "DeepSeek-V4": __import__("toklane.tokenizer.deepseek_v4", fromlist=["x"]).PRE_TOKENIZER,
+}
+_NORMALIZERS = (None, {"type": "NFC"}, {"type": "Sequence", "normalizers": [{"type": "NFC"}]})
+
+
+@st.composite
+def compiled_pipelines(draw: st.DrawFn) -> dict:
+    """A byte-level BPE file whose pipeline :func:`compiled_pipeline` accepts: one family split (or
+    DeepSeek-V4's three), no normaliser or NFC, added tokens of either kind, either ``ignore_merges``."""
+    contents = draw(st.lists(st.sampled_from(("<tok>", "[X]", "<|end|>", " hi!", "zq\u00e9")), max_size=3, unique=True))
+    added = [(c, {"normalized": draw(st.booleans()), "special": draw(st.booleans())}) for c in contents]
+    return {
+        "pre": draw(st.sampled_from(sorted(_COMPILED_PRE))),
+        "normalizer": draw(st.sampled_from(_NORMALIZERS)),
+        "added": added,
+        "ignore_merges": draw(st.booleans()),
+        "post": draw(
+            st.sampled_from(
+                (None, {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
+            )
+        ),
+    }
+
+
+@settings(
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(pipeline=compiled_pipelines(), texts=st.lists(pipelines.texts, min_size=1, max_size=8))
+def test_family_splits_run_compiled_and_equal_hf_tokenizers(tmp_path, pipeline, texts):
+    """A user's file with a family's split (Llama 3, Qwen2/3, Qwen3.5, o200k, tekken) or DeepSeek-V4's,
+    NFC or no normaliser, trained merges: on the compiled encoder from load, with HF's ids and text --
+    unless its added tokens are matched in an order one pass cannot follow (then HF tokenizers)."""
+    note(repr(pipeline))
+    text = pipelines.tokenizer_json(
+        _COMPILED_PRE[pipeline["pre"]],
+        pipeline["normalizer"],
+        pipeline["added"],
+        ignore_merges=pipeline["ignore_merges"],
+        post_processor=pipeline["post"],
+    )
+    hf = HFTokenizer.from_str(text)
+    tok = load(tmp_path, text)
+    if choose_engine(json.loads(text)).engine == "compiled":
+        assert tok.engine == "compiled", tok.engine_reason
+        assert pipeline["pre"].split("'")[0] in tok.engine_reason, tok.engine_reason
+    else:
+        assert tok.engine == "tokenizers" and "is compiled, but added token" in tok.engine_reason, tok.engine_reason
+    assert_same(tok, hf, texts + pipelines.PIECES_JOINED)
+
+
+@pytest.mark.parametrize("label", sorted(_COMPILED_PRE))
+def test_family_splits_every_code_point_in_context(tmp_path, label):
+    """Each compiled split on a user's file reads every code point as HF tokenizers does (Oniguruma's
+    classes, case-insensitive contractions, NFC), beside letters, marks, digits, spaces and quotes."""
+    text = pipelines.tokenizer_json(_COMPILED_PRE[label], {"type": "NFC"})
+    hf = HFTokenizer.from_str(text)
+    tok = load(tmp_path, text)
+    assert tok.engine == "compiled", tok.engine_reason
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    contexts = ("a{}b", " {}\u0301", "{} x", "'{}s", "!{}\u0308a", "1{}\n", "{}'LL", "\u4e00{}\u4e00")
+    texts = [
+        "".join(contexts[(k + i) % len(contexts)].format(c) for i, c in enumerate(chars[k : k + 4096]))
+        for k in range(0, len(chars), 4096)
+    ]
+    assert tok.encode_batch(texts) == [e.ids for e in hf.encode_batch(texts, add_special_tokens=False)]
+
+
+def test_an_nfc_file_normalises_as_hf_tokenizers_where_python_would_not(tmp_path):
+    """HF tokenizers' Unicode tables are older than Python's: it leaves marks it does not know where they
+    are (U+1DF6 before U+0301, which Python's NFC reorders). A user's NFC file on the compiled encoder
+    normalises as HF does, on every text where the two NFCs differ."""
+    from toklane.tokenizer.engines.hf import hf_nfc
+    from toklane.tokenizer.engines.tiktoken import python_nfc
+
+    shapes = (" {}\u0301", "a\u0301{}", "a{}\u0301", "{}\u0308a", "e{}")
+    chars = [chr(c) for c in range(0x300, 0x110000) if not 0xD800 <= c < 0xE000]
+    differ = [s.format(c) for c in chars for s in shapes if hf_nfc(s.format(c)) != python_nfc(s.format(c))]
+    assert " \u1df6\u0301" in differ
+    text = pipelines.tokenizer_json(_COMPILED_PRE["Qwen2/3's split"], {"type": "NFC"})
+    tok = load(tmp_path, text)
+    assert tok.engine == "compiled", tok.engine_reason
+    hf = HFTokenizer.from_str(text)
+    assert tok.encode_batch(differ) == [e.ids for e in hf.encode_batch(differ, add_special_tokens=False)]
+    assert tok.encode(" ".join(differ)) == hf.encode(" ".join(differ), add_special_tokens=False).ids
+
+
+def test_a_users_file_on_tokenizers_loads_again_without_parsing(tmp_path, monkeypatch):
+    """A file toklane runs on HF tokenizers (GPT-2's ByteLevel regex) keeps its checked skeleton and its
+    ids in the disk cache: a later load neither parses nor checks the JSON, and is the same tokenizer."""
+    from toklane.tokenizer import registry
+
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path / "cache"))
+    text = pipelines.tokenizer_json({**_BYTE_LEVEL, "use_regex": True}, None, [("<|end|>", {})])
+    folder = tmp_path / "gpt2"
+    folder.mkdir()
+    target = folder / "tokenizer.json"
+    target.write_text(text, encoding="utf-8")
+    first = registry._read_path(target, str(target))
+    assert first.engine == "tokenizers"
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the JSON was parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(registry, "load_json", no_parse)
+        m.setattr(bundled_module, "load_json", no_parse)
+        m.setattr(bundled_module, "check_tokenizer_json", no_parse)
+        again = registry._read_path(target, str(target))
+    assert again.engine == "tokenizers" and again.engine_reason == first.engine_reason
+    assert (again.vocab_size, again.eos_token_ids, again.vocab) == (first.vocab_size, first.eos_token_ids, first.vocab)
+    assert_same(again, HFTokenizer.from_str(text), CORPUS + pipelines.PIECES_JOINED)
+
+
+def test_a_file_refused_for_the_compiled_encoder_is_not_tried_again(tmp_path, monkeypatch):
+    """A family split over merges that do not replay as ranks loads on HF tokenizers, and a later load
+    of the same text takes HF tokenizers at once, with the same reason, without replaying them."""
+    from toklane.tokenizer import deepseek_v4, registry
+
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path / "cache"))
+    data = json.loads(pipelines.tokenizer_json(_COMPILED_PRE["Qwen2/3's split"], {"type": "NFC"}))
+    data["model"]["merges"] = data["model"]["merges"][::-1]  # (results no longer in id order)
+    folder = tmp_path / "reversed"
+    folder.mkdir()
+    target = folder / "tokenizer.json"
+    target.write_text(json.dumps(data), encoding="utf-8")
+    first = registry._read_path(target, str(target))
+    assert first.engine == "tokenizers" and "cannot be replayed as a rank" in first.engine_reason
+
+    def no_replay(*args, **kwargs):
+        raise AssertionError("the merges were replayed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(deepseek_v4, "ranks", no_replay)
+        again = registry._read_path(target, str(target))
+    assert again.engine == "tokenizers" and again.engine_reason == first.engine_reason
+    texts = ["Hello world, naïve café 123", "東京 e\u0301"]
+    assert [again.encode(t) for t in texts] == [HFTokenizer.from_str(json.dumps(data)).encode(t).ids for t in texts]
 
 
 _NFKC_TEXTS = [

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..errors import TokenizerLoadError
 from . import deepseek_v4, image_cache, irregular, patterns
+from .compiled_pipelines import compiled_pipeline
 from .core import Tokenizer
 from .engines import quickranks
 from .engines.base import AddedToken, Backend
@@ -38,7 +39,7 @@ from .engines.choose import choose_engine, without_normalizer
 from .engines.compiled import NATIVE as compiled_in_use
 from .engines.compiled import CompiledEngine, compiled_engine, is_nfkc
 from .engines.compiled import handles as compiled_handles
-from .engines.hf import HFBackend
+from .engines.hf import HFBackend, hf_nfc
 from .engines.quickranks import CheckedEngine
 from .engines.quicktok import QuicktokEngine
 from .engines.ranked import RankedBPEBackend
@@ -82,7 +83,7 @@ def ranks_engine(
     ranks: Mapping[bytes, int],
     *,
     source: object,
-    nfc: bool = False,
+    nfc: bool | Callable[[str], str] = False,
     offset: int = 0,
     splittable: bool | None = None,
     probe: bool = True,
@@ -615,18 +616,22 @@ def _compiled_json(
     ranks_key: Callable[[], str] | None = None,
     check_regular: bool = False,
 ) -> Tokenizer:
-    """A ``tokenizer.json`` whose pre-tokeniser is DeepSeek-V4's (:func:`.deepseek_v4.compatible`) on the
-    compiled encoder: the pre-tokeniser as one pattern, the merges as ranks. A file whose merges do not
-    replay as ranks, or whose added tokens overlap them, is a :class:`TokenizerLoadError` (the caller
-    then loads it with ``tokenizers``). ``full``: the whole parsed file, where ``data`` is its skeleton.
-    The ranks (the merges replayed) are kept in the disk cache where ``cache_ranks`` (keyed by the file
-    ``source``) or ``ranks_key`` (what keys them: a hash of a user's file's content) says so.
+    """A ``tokenizer.json`` whose pipeline the compiled encoder reproduces (:func:`.compiled_pipelines.
+    compiled_pipeline`) on it: the pre-tokeniser as one pattern, the merges as ranks. A file whose merges
+    do not replay as ranks, or whose added tokens overlap them, is a :class:`TokenizerLoadError` (the
+    caller then loads it with ``tokenizers``). ``full``: the whole parsed file, where ``data`` is its
+    skeleton. The ranks (the merges replayed) are kept in the disk cache where ``cache_ranks`` (keyed by
+    the file ``source``) or ``ranks_key`` (what keys them: a hash of a user's file's content) says so.
     ``check_regular``: refuse ranks with a token rank BPE does not build from its own bytes (a file
     that is not one the mapping was proven on; checked before its ranks are cached)."""
     whole = full or (lambda: data)
+    pipeline = compiled_pipeline(data)
+    if pipeline is None:
+        raise TokenizerLoadError(source, "not a pipeline the compiled encoder reproduces")
+    pattern = pipeline.pattern
 
     def replayed() -> dict[bytes, int]:
-        ranks = deepseek_v4.ranks(whole()["model"], source)
+        ranks = deepseek_v4.ranks(whole()["model"], source, allow_ignore_merges=check_regular)
         if check_regular:
             _refuse_irregular(ranks, whole()["model"], source)
         return ranks
@@ -640,21 +645,22 @@ def _compiled_json(
     added = [AddedToken(t["content"], t["id"], bool(t.get("special"))) for t in data["added_tokens"]]
     spelled = {t.content for t in added}
     eos = tuple(eos) or tuple(n for n in _EOS_GUESSES if n in spelled)
-    family = RankedFamily(deepseek_v4.PATTERN, lambda: added, eos=tuple(n for n in eos if n in spelled))
-    # Long whitespace runs are cut as for the other families: no alternative
-    # takes horizontal whitespace after anything else, and a run is one pre-token
-    # (tested in tests/tokenizer/test_total_encoding.py).
+    family = RankedFamily(pattern, lambda: added, eos=tuple(n for n in eos if n in spelled))
+    # Long whitespace runs are cut as for the other families: in DeepSeek-V4's pattern no alternative
+    # takes horizontal whitespace after anything else, and a run is one pre-token (tested in
+    # tests/tokenizer/test_total_encoding.py); the families' own patterns say so by their ending.
     engine = ranks_engine(
         name,
-        deepseek_v4.PATTERN,
+        pattern,
         ranks,
         source=source,
+        nfc=hf_nfc if pipeline.nfc else False,  # (HF's own: its tables are older than Python's)
         offset=offset,
-        splittable=True,
-        probe=not compiled_handles(deepseek_v4.PATTERN),
+        splittable=True if pattern == deepseek_v4.PATTERN else None,
+        probe=not compiled_handles(pattern),
     )
     # toklane's compiled encoder over the same pattern and ranks (3x tiktoken; tiktoken where not built)
-    engine = _probed(compiled_engine(engine, deepseek_v4.PATTERN, ranks), source, source)
+    engine = _probed(compiled_engine(engine, pattern, ranks), source, source)
     return ranked_tokenizer(
         name,
         family,
@@ -706,6 +712,7 @@ def hf_json_tokenizer(
     full: Callable[[], Any] | None = None,
     cache_by_content: bool = False,
     checked: bool = False,
+    remember: bool = False,
 ) -> Tokenizer:
     """A tokenizer over ``tokenizer.json`` text, on the engine :func:`.engines.choose.choose_engine`
     picks for its pipeline (``tok.engine_reason`` says which and why): toklane's compiled encoder
@@ -722,7 +729,8 @@ def hf_json_tokenizer(
     where ``parsed`` is its skeleton (:func:`_skeleton`: trusted, cached data). ``cache_by_content``: the
     ranks derived from a user's file are kept in the disk cache keyed by a hash of its text (the same
     file loads in a fraction of the time later, in any process); ``checked``: ``parsed`` is the skeleton
-    of a file checked when it was stored. ``tokenizer_json``: the
+    of a file checked when it was stored; ``remember``: once it loads, keep its checked skeleton (and the
+    ids it holds, where it is on ``tokenizers``) for :func:`seen_tokenizer_json`. ``tokenizer_json``: the
     text, or what reads it where it may not be needed (``parsed`` given: read for a fallback or the
     fastokens build only).
     """
@@ -734,7 +742,10 @@ def hf_json_tokenizer(
     plan = choose_engine(parsed)
     reason = plan.explain() if not trusted else plan.reason
     tok = None
-    if plan.engine in ("compiled", "tiktoken"):
+    refused = _seen_refusal(text()) if checked and plan.engine in ("compiled", "tiktoken") else None
+    if refused is not None:
+        reason = refused
+    elif plan.engine in ("compiled", "tiktoken"):
         try:
             key = (lambda: _content_key(text())) if cache_by_content else None
             tok = _compiled_json(
@@ -749,10 +760,18 @@ def hf_json_tokenizer(
                 check_regular=not trusted,
             )
         except TokenizerLoadError as exc:
-            reason = f"tokenizers: DeepSeek-V4's pre-tokeniser, but not on the compiled encoder ({exc.reason})"
+            reason = f"tokenizers: a pre-tokeniser toklane compiles, but not on the compiled encoder ({exc.reason})"
+            if remember:  # (not tried again on later loads of this text)
+                image_cache.store("json-refused", _content_key(text()), reason.encode())
     if tok is None:
-        whole = parsed if full is None else full()
-        tok = _hf_tokenizer(name, text(), source=source, aliases=aliases, eos=eos, ids=_file_ids(whole))
+        ids = _seen_ids(text()) if checked else None
+        if ids is None:
+            ids = _file_ids(parsed if full is None else full())
+        tok = _hf_tokenizer(name, text(), source=source, aliases=aliases, eos=eos, ids=ids)
+        if remember and ids is not None:
+            image_cache.store("json-ids", _content_key(text()), array("I", ids).tobytes())
+    if remember:
+        image_cache.store("json-skeleton", _content_key(text()), _json_payload(_skeleton(parsed)))
     tok.engine_reason = reason
     if plan.upgrade == "fastokens":
         from .engines import fastokens, staged
@@ -786,24 +805,21 @@ def _content_key(text: str) -> str:
     return f"toklane {_version()} checks {_CONTENT_CHECKS} blake2b {digest}"
 
 
-# Bumped when the checks a user's file passes before its images are kept change (2: irregular tokens).
-_CONTENT_CHECKS = 2
+# Bumped when the checks a user's file passes before its images are kept change (2: irregular tokens;
+# 3: the families' single splits on the compiled encoder, and files on tokenizers remembered too).
+_CONTENT_CHECKS = 3
 
 
-@functools.cache
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from .. import __version__  # (importlib.metadata alone takes ~40 ms to import)
 
-    try:
-        return version("toklane")
-    except PackageNotFoundError:  # pragma: no cover - a source tree not installed
-        return "unknown"
+    return __version__
 
 
 def seen_tokenizer_json(name: str, text: str, source: str) -> Tokenizer | None:
-    """A user's ``tokenizer.json`` that loaded on the compiled encoder before (this text, this toklane
-    release): from its checked skeleton and ranks in the disk cache, without parsing or checking the
-    JSON again (:func:`remember_tokenizer_json` stored them once it loaded); None where it did not."""
+    """A user's ``tokenizer.json`` that loaded before (this text, this toklane release): from its checked
+    skeleton and its ranks (compiled encoder) or ids (``tokenizers``) in the disk cache, without parsing
+    or checking the JSON again (:func:`hf_json_tokenizer` stored them once it loaded); None where it did not."""
     key = _content_key(text)
     skeleton = image_cache.lookup("json-skeleton", key, _json_from_payload)
     if skeleton is None:
@@ -816,12 +832,16 @@ def seen_tokenizer_json(name: str, text: str, source: str) -> Tokenizer | None:
     return hf_json_tokenizer(name, text, source=source, parsed=skeleton, full=full, checked=True, cache_by_content=True)
 
 
-def remember_tokenizer_json(text: str, data: Any) -> None:
-    """Keep the checked skeleton of a user's ``tokenizer.json`` whose ranks are in the disk cache (it
-    loaded on the compiled encoder), for :func:`seen_tokenizer_json`."""
-    key = _content_key(text)
-    if image_cache.lookup("json-ranks", key, lambda payload: True):
-        image_cache.store("json-skeleton", key, _json_payload(_skeleton(data)))
+def _seen_refusal(text: str) -> str | None:
+    """Why a user's ``tokenizer.json`` did not load on the compiled encoder when it first loaded (its
+    merges do not replay as ranks), from the disk cache, or None."""
+    return image_cache.lookup("json-refused", _content_key(text), lambda payload: payload.decode())
+
+
+def _seen_ids(text: str) -> list[int] | None:
+    """The ids a user's ``tokenizer.json`` on ``tokenizers`` holds, from the disk cache (stored when it
+    first loaded: :func:`hf_json_tokenizer`'s ``remember``), or None."""
+    return image_cache.lookup("json-ids", _content_key(text), lambda payload: array("I", payload).tolist())
 
 
 def _file_ids(data: Any) -> list[int] | None:

@@ -70,20 +70,22 @@ _ALTERNATIVES = (
 PATTERN = "|".join(_ALTERNATIVES)
 
 
-def ranks(model: Any, source: object) -> dict[bytes, int]:
+def ranks(model: Any, source: object, *, allow_ignore_merges: bool = False) -> dict[bytes, int]:
     """``bytes -> id`` of a byte-level BPE ``model`` (tokenizer.json's ``"model"``)
     whose merges can be replayed as ranks: every token but the added ones is a
     byte-level string, and merge ``k`` yields the token ``a + b`` whose id grows
     with ``k`` (then the pair of lowest merge rank is the pair whose result has
     the lowest id). Tokens that are not byte-level strings (added tokens that
     also sit in the vocabulary) are left out. Anything else is a
-    :class:`TokenizerLoadError`."""
+    :class:`TokenizerLoadError`. ``allow_ignore_merges``: the caller checks that every token is built by
+    its merges from its own bytes (then looking a whole pre-token up first, as ``ignore_merges`` does,
+    finds what the merges build)."""
     if not isinstance(model, dict) or model.get("type") != "BPE":
         raise TokenizerLoadError(source, "not a BPE model")
     for key in ("dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key) is not None:
             raise TokenizerLoadError(source, f"BPE option {key!r} is set; it cannot be replayed as ranks")
-    if model.get("byte_fallback") or model.get("ignore_merges"):
+    if model.get("byte_fallback") or (model.get("ignore_merges") and not allow_ignore_merges):
         raise TokenizerLoadError(source, "BPE options byte_fallback/ignore_merges cannot be replayed as ranks")
     vocab = model.get("vocab")
     merges = model.get("merges")

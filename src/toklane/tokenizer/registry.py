@@ -39,7 +39,6 @@ from .bundled import (
     ranked_tokenizer,
     ranks_engine,
     read_tiktoken_ranks,
-    remember_tokenizer_json,
     seen_tokenizer_json,
     sentencepiece_tokenizer,
     tekken_tokenizer,
@@ -557,10 +556,10 @@ def _read_path(target: Path, spec: str) -> Tokenizer:
         if target.name.startswith("tekken") or (isinstance(data, dict) and "model" not in data and "config" in data):
             return tekken_tokenizer(name, target, data=data)
         if target.name == "tokenizer.json" or (isinstance(data, dict) and not _HF_KEYS.isdisjoint(data)):
-            tok = hf_json_tokenizer(name, text, source=str(target), parsed=data, cache_by_content=True)
-            if target.name == "tokenizer.json":
-                remember_tokenizer_json(text, data)
-            return tok
+            remember = target.name == "tokenizer.json"
+            return hf_json_tokenizer(
+                name, text, source=str(target), parsed=data, cache_by_content=True, remember=remember
+            )
         raise TokenizerLoadError(str(target), f"found {_describe_json(data, target)}; {EXPECTED}")
     if suffix == ".tiktoken" or _TIKTOKEN_LINE.match(head.split(b"\n", 1)[0].strip()):
         return _read_tiktoken_file(target, spec)

@@ -4,7 +4,9 @@ The rule, for a checked ``tokenizer.json``:
 
 1. **compiled** (``toklane._bpe``) where the pre-tokeniser is one toklane compiles by hand -- DeepSeek-V4's
    three splits (:mod:`..deepseek_v4`; the file loaded from any folder, as fast as the bundled
-   ``deepseek-v4``) -- and the merges replay as ranks. It loads in about HF ``tokenizers``' time.
+   ``deepseek-v4``), or one split by the Llama 3, Qwen2/3, Qwen3.5, o200k or tekken pattern
+   (:mod:`..compiled_pipelines`) -- and the merges replay as ranks. Loaded again, it comes from the
+   disk cache in a fraction of HF ``tokenizers``' time.
 2. Otherwise HF **tokenizers**, the reference, from load.
 3. Either way, **fastokens** (:mod:`.fastokens`) replaces it once it pays (:mod:`.staged`) where the
    pipeline is one it runs exactly: every step below is one that the hypothesis tests over generated
@@ -210,21 +212,24 @@ def without_normalizer(data: dict[str, Any]) -> dict[str, Any]:
 
 def choose_engine(data: Any) -> EnginePlan:
     """The engine plan for a parsed, checked ``tokenizer.json`` (pure: builds nothing)."""
-    from .. import deepseek_v4
+    from ..compiled_pipelines import compiled_pipeline
 
     pipeline = data if isinstance(data, Pipeline) else Pipeline(data)
     steps = pipeline.describe()
     conflict = added_order_conflict(pipeline.added_tokens)
     refusal = fastokens_refusal(pipeline, conflict=conflict)
-    if deepseek_v4.compatible(pipeline.data) and conflict is None:
+    compiled = compiled_pipeline(pipeline.data)
+    if compiled is not None and compiled.refusal is None and conflict is None:
         engine = "compiled" if COMPILED_BUILT else "tiktoken"
-        reason = f"{steps}: DeepSeek-V4's pre-tokeniser, which toklane compiles; its merges replay as ranks"
+        reason = f"{steps}: {compiled.label}, which toklane compiles; its merges replay as ranks"
         if not COMPILED_BUILT:
             reason += " (toklane._bpe is not built or TOKLANE_PURE_PYTHON is set: its pattern on tiktoken)"
     else:
         engine = "tokenizers"
         reason = f"{steps}: HF tokenizers (the reference) from load"
-        if conflict is not None:
+        if compiled is not None:
+            reason += f" ({compiled.label} is compiled, but {compiled.refusal or conflict})"
+        elif conflict is not None:
             reason += f" ({conflict})"
         elif refusal is None:
             reason += ", as nothing toklane compiles runs this pre-tokeniser"

@@ -205,10 +205,12 @@ class CompiledEngine:
         self._nfc = reference._nfc
 
     def _prepare(self, text: str) -> str:
-        """NFC where the family normalises (Qwen), as the reference does: only the spans around
-        characters NFC may change are checked (Python's check of a whole text costs ~25 ns per
-        character of Indic text; this, ~1 ns and a few spans)."""
-        if not self._nfc or text.isascii():
+        """NFC where the vocabulary normalises, by the reference's NFC (Python's for the bundled Qwen
+        vocabularies, HF ``tokenizers``' for a user's file): only the spans around characters Python's
+        NFC may change are checked (Python's check of a whole text costs ~25 ns per character of Indic
+        text; this, ~1 ns and a few spans). HF's NFC changes nothing outside them: its tables are older
+        than Python's, and Unicode's stability rules keep the characters both know alike."""
+        if self._nfc is None or text.isascii():
             return text
         spans = _bpe.nfc_spans(_nfc_flags(), text)
         if not spans:
@@ -217,8 +219,9 @@ class CompiledEngine:
         at = 0
         for a, b in spans:
             segment = text[a:b]
-            if not unicodedata.is_normalized("NFC", segment):
-                parts += (text[at:a], unicodedata.normalize("NFC", segment))
+            normalized = self._nfc(segment)
+            if normalized != segment:
+                parts += (text[at:a], normalized)
                 at = b
         return "".join((*parts, text[at:])) if at else text
 

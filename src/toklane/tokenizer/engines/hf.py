@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -61,6 +62,24 @@ def _hf_splittable(tok: Any, added: Iterable[AddedToken]) -> bool:
         if not (regex.endswith(_SPLITTABLE_ENDINGS) or _NON_SPACE_CLASS.fullmatch(regex)):
             return False
     return bool(steps) and not any(ch in WHITESPACE for t in added for ch in t.content)
+
+
+def hf_nfc(text: str) -> str:
+    """``text`` in NFC as HF ``tokenizers`` normalises it, a user's file's reference: its Unicode tables
+    are older than Python's, so it leaves marks it does not know where they are (U+1DF6 before U+0301,
+    which Python reorders). Lone surrogates read as U+FFFD, as the engines read them."""
+    normalizer = _hf_nfc_normalizer()
+    try:
+        return normalizer.normalize_str(text)
+    except UnicodeEncodeError:
+        return normalizer.normalize_str(_without_surrogates(text))
+
+
+@functools.cache
+def _hf_nfc_normalizer() -> Any:
+    from tokenizers.normalizers import NFC
+
+    return NFC()
 
 
 class HFBackend:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..image_cache import as_dict
@@ -49,6 +49,11 @@ class _OnFirstUse:
         return engine._build()
 
 
+def python_nfc(text: str) -> str:
+    """``text`` in NFC by Python's ``unicodedata`` (``text`` itself where it is already)."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 class TiktokenEngine:
     """tiktoken over a ranks table (used where quicktok has no scanner for the
     pre-tokenisation pattern: Qwen3.5/3.6, Mistral tekken, user .tiktoken files)."""
@@ -62,16 +67,17 @@ class TiktokenEngine:
         pattern: str,
         ranks: Mapping[bytes, int],
         *,
-        nfc: bool = False,
+        nfc: bool | Callable[[str], str] = False,
         splittable: bool | None = None,
     ):
-        """``splittable``: whether :mod:`.pieces` may cut long whitespace runs for
-        ``pattern`` (``None``: when it ends in the ranked families' whitespace
-        alternatives)."""
+        """``nfc``: the text's NFC before it is encoded: True for Python's (:func:`python_nfc`, the
+        bundled Qwen vocabularies'), or the function that gives it (HF ``tokenizers``' for a user's
+        file: :func:`.hf.hf_nfc`). ``splittable``: whether :mod:`.pieces` may cut long whitespace runs
+        for ``pattern`` (``None``: when it ends in the ranked families' whitespace alternatives)."""
         self._name = name
         self._pattern = pattern
         self._ranks = ranks
-        self._nfc = nfc
+        self._nfc: Callable[[str], str] | None = python_nfc if nfc is True else nfc or None
         # tiktoken's CoreBPE (~0.1-0.2 s over a large table) is built when first used: where this
         # engine is the compiled encoder's reference, only for the rare texts that encoder declines.
         self._lock = threading.Lock()
@@ -107,13 +113,11 @@ class TiktokenEngine:
         return self.__dict__.get("_enc")
 
     def _prepare(self, text: str) -> str:
-        if self._nfc and not unicodedata.is_normalized("NFC", text):
-            text = unicodedata.normalize("NFC", text)
-        return text
+        return self._nfc(text) if self._nfc is not None else text
 
     def encode_ordinary(self, text: str) -> list[int]:
-        if self._nfc and not unicodedata.is_normalized("NFC", text):
-            text = unicodedata.normalize("NFC", text)
+        if self._nfc is not None:
+            text = self._nfc(text)
         # tiktoken itself replaces lone surrogates with U+FFFD; it releases the GIL.
         if len(text) < PARALLEL_MIN:
             return self._enc.encode_ordinary(text)
