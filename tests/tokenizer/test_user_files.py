@@ -220,6 +220,23 @@ def test_an_nfc_file_normalises_as_hf_tokenizers_where_python_would_not(tmp_path
     assert tok.encode(" ".join(differ)) == hf.encode(" ".join(differ), add_special_tokens=False).ids
 
 
+def test_an_added_token_matched_in_the_nfc_text_keeps_the_file_on_tokenizers(tmp_path):
+    """HF matches a ``normalized`` added token in the NFC text (``Key`` in ``\u212aey``: NFC turns the
+    Kelvin sign into K); the compiled encoder matches added tokens in the text as written, so such a
+    file stays on HF tokenizers, and says why."""
+    qwen = _COMPILED_PRE["Qwen2/3's split"]
+    text = pipelines.tokenizer_json(qwen, {"type": "NFC"}, [("Key", {"normalized": True})])
+    tok = load(tmp_path, text)
+    assert tok.engine == "tokenizers" and "'Key' is matched in the NFC-normalised text" in tok.engine_reason
+    hf = HFTokenizer.from_str(text)
+    assert tok.encode("\u212aey Key") == hf.encode("\u212aey Key", add_special_tokens=False).ids
+    plain = pipelines.tokenizer_json(qwen, {"type": "NFC"}, [("Key", {"normalized": False})])
+    tok = load(tmp_path, plain)
+    assert tok.engine == "compiled", tok.engine_reason
+    hf = HFTokenizer.from_str(plain)
+    assert tok.encode("\u212aey Key") == hf.encode("\u212aey Key", add_special_tokens=False).ids
+
+
 def test_a_users_file_on_tokenizers_loads_again_without_parsing(tmp_path, monkeypatch):
     """A file toklane runs on HF tokenizers (GPT-2's ByteLevel regex) keeps its checked skeleton and its
     ids in the disk cache: a later load neither parses nor checks the JSON, and is the same tokenizer."""

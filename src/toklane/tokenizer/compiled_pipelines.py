@@ -84,15 +84,18 @@ def compiled_pipeline(data: Any) -> CompiledPipeline | None:
         if pattern is None:
             return None
         label = SINGLE_SPLITS[pattern]
-    return CompiledPipeline(pattern, nfc, label, _added_refusal(added))
+    return CompiledPipeline(pattern, nfc, label, _added_refusal(added, nfc))
 
 
-def _added_refusal(added: list[dict[str, Any]]) -> str | None:
-    """Why the compiled encoder would match or decode one of ``added`` differently from HF, or None."""
+def _added_refusal(added: list[dict[str, Any]], nfc: bool) -> str | None:
+    """Why the compiled encoder, which matches added tokens in the text as it is, would match or decode
+    one of ``added`` differently from HF, or None."""
     for token in added:
         content = token["content"]
         if token.get("single_word") or token.get("lstrip") or token.get("rstrip"):
             return f"added token {content[:40]!r} is matched with single_word/lstrip/rstrip"
+        if nfc and token.get("normalized"):  # (HF finds it in the NFC text: 'Key' in '\u212aey')
+            return f"added token {content[:40]!r} is matched in the NFC-normalised text"
         if not _REWRITTEN_BY_DECODER.isdisjoint(content):
             return f"added token {content[:40]!r} decodes as other text under HF's ByteLevel decoder"
     return None
