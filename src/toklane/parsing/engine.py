@@ -45,7 +45,6 @@ import numpy as np
 from .. import gather
 from ..errors import InvalidTokenIdError
 from .block import FAILED, NON_WS, OPEN, WS, Body
-from .bodies.json_calls import JsonCalls, plain_call
 from .schema import ToolsSchema, validate_tools_schema
 from .types import Delta, ParseResult, ToolCall, ToolCallDelta
 
@@ -56,8 +55,6 @@ if TYPE_CHECKING:
 
 _ALNUM = string.ascii_letters + string.digits
 
-#: Body options of Hermes-style blocks (JSON call objects up to an end marker), read whole by _whole_plain.
-_HERMES_BLOCKS = {"end_role": "call_end", "array": None}
 #: Characters per text feed from which markers are found by one compiled scan (below: the DFA).
 _SCAN = 64
 _WS_BYTES = WS.encode()
@@ -501,8 +498,9 @@ class StreamParser:
         the reasoning -- opened by the template, or by the model with start markers that only
         whitespace precedes (as original Qwen3 and DeepSeek-R1 write it) --, closed by its end marker
         or running to the end (an output cut short); or no reasoning (no reasoning format, or the
-        output starts outside reasoning); then content; then Hermes-style call blocks (one plain
-        call object each, :func:`plain_call`) with nothing but whitespace between and after them.
+        output starts outside reasoning); then content; then tool-call blocks that the body grammar
+        reads whole (its ``read_whole``: Hermes-style blocks, :meth:`.JsonCalls.read_whole`) with
+        nothing but whitespace after them.
         The result is exactly the machine's (tests compare)."""
         tools = self._tools
         if self._label or self._unknown or type(self) is not ThinkToolsParser or (tools is not None and tools.anchor):
@@ -550,20 +548,14 @@ class StreamParser:
             else:
                 content = _stripped(text, after, len(text), right=False)
         else:
-            if (n - first) % 2 or tools is None or tools.body_options != _HERMES_BLOCKS:
+            # The blocks, read at once by the body grammar where it can (else the machine reads them).
+            read_whole = tools.read_whole if tools is not None else None
+            if read_whole is None:
                 return None
-            if tools.body is not JsonCalls:
+            found = read_whole(text, hits, first, names, tools.body_options, self._new_id)  # type: ignore[union-attr]
+            if found is None:
                 return None
-            for j in range(first, n, 2):
-                (ka, sa, ea), (kb, sb, _) = hits[j], hits[j + 1]
-                if names[ka] != "call_start" or names[kb] != "call_end":
-                    return None
-                if j > first and text[hits[j - 1][2] : sa].strip(WS):  # only whitespace between blocks
-                    return None
-                call = plain_call(text, ea)
-                if call is None or call[2] > sb or text[call[2] : sb].strip(WS):  # one call object per block
-                    return None
-                calls.append(ToolCall(self._new_id(), call[0], call[1]))
+            calls = found
             tail = text[hits[-1][2] :]
             if tail.strip(WS):
                 return None

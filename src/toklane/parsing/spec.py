@@ -12,6 +12,7 @@ bodies (:mod:`toklane.parsing.bodies`) configured with a few fields.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from .block import Body
 from .harmony import HarmonyParser
 from .tables import Marker
+from .types import ToolCall
 
 
 @dataclass(frozen=True)
@@ -174,3 +176,9 @@ class ToolFormat:
     def harmony(self) -> bool:
         """Whether gpt-oss's Harmony machine reads this format."""
         return self.machine is HarmonyParser
+
+    @functools.cached_property
+    def read_whole(self) -> Callable[..., list[ToolCall] | None] | None:
+        """The body grammar's reader of whole outputs' blocks (``read_whole``, as
+        :meth:`.JsonCalls.read_whole`), or None: the machine reads every block."""
+        return getattr(self.body, "read_whole", None)

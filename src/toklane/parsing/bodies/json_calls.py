@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..block import ENDED, WS, Body, Sink
 from ..block import first_non_ws as _first_non_ws
@@ -23,6 +25,7 @@ from ..jsonscan import (
     scanstring,
     value_end,
 )
+from ..types import ToolCall
 
 _skip_ws = re.compile(r"[ \t\n\r]*").match
 
@@ -322,6 +325,9 @@ def plain_call(
     return name[0], args[0], pos + 1
 
 
+#: Body options of the blocks :meth:`JsonCalls.read_whole` reads (Hermes's: call objects up to an end marker).
+WHOLE_OPTIONS: dict[str, Any] = {"end_role": "call_end", "array": None}
+
 # States of JsonCalls.
 (
     _J_START,  # before the first call (or the array)
@@ -388,6 +394,36 @@ class JsonCalls(Body):
         "string_roles",
         "ticks",
     )
+
+    @staticmethod
+    def read_whole(
+        text: str,
+        hits: Sequence[tuple[int, int, int]],
+        first: int,
+        roles: Sequence[str],
+        options: dict[str, Any],
+        new_id: Callable[[], str],
+    ) -> list[ToolCall] | None:
+        """The calls of a whole output's blocks read at once -- what the machine reads them as -- or
+        None where the machine must read them. ``hits[first:]``: the markers from the first block's
+        opener to the output's last marker (``(pattern, start, end)``, ``roles`` by pattern);
+        ``options``: the format's body options; ``new_id()``: a call id. Read here: Hermes-style
+        blocks (:data:`WHOLE_OPTIONS`), each ``call_start``, one plain call object
+        (:func:`plain_call`), ``call_end``, with only whitespace between blocks."""
+        if options != WHOLE_OPTIONS or (len(hits) - first) % 2:
+            return None
+        calls: list[ToolCall] = []
+        for j in range(first, len(hits), 2):
+            (ka, sa, ea), (kb, sb, _) = hits[j], hits[j + 1]
+            if roles[ka] != "call_start" or roles[kb] != "call_end":
+                return None
+            if j > first and text[hits[j - 1][2] : sa].strip(WS):  # only whitespace between blocks
+                return None
+            call = plain_call(text, ea)
+            if call is None or call[2] > sb or text[call[2] : sb].strip(WS):  # one call object per block
+                return None
+            calls.append(ToolCall(new_id(), call[0], call[1]))
+        return calls
 
     def __init__(
         self,
