@@ -131,6 +131,19 @@ SLOW_PARAMS: dict[str, frozenset[str]] = {
 }
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The fast tier (``-m "not slow"``) does not import the slow files at all: their modules import the
+    peers' serving layers (SGLang's harness alone takes seconds), only to be deselected."""
+    if config.getoption("markexpr", "") == "not slow" and collection_path.is_file():
+        try:
+            path = collection_path.relative_to(config.rootpath).as_posix()
+        except ValueError:
+            return None
+        if path in SLOW_FILES:
+            return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     seen: dict[str, set[str]] = {}
     for item in items:
