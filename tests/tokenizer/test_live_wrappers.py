@@ -1,7 +1,9 @@
 """A wrapped live tokenizer never goes stale: after tokens are added, load_tokenizer(obj) wraps it again.
 
-Real objects over the bundled DeepSeek-V4 tokenizer.json (transformers fast tokenizer and
-tokenizers.Tokenizer), real add_tokens / add_special_tokens, ids compared with HF's own.
+Real objects over DeepSeek-V4's tokenizer.json cut to 2,000 merges (its pipeline and added tokens kept:
+tests/tokenizer/pipelines.py's deepseek_small, a load in milliseconds where the whole file takes over a
+second; transformers fast tokenizer and tokenizers.Tokenizer), real add_tokens / add_special_tokens,
+ids compared with HF's own.
 """
 
 from __future__ import annotations
@@ -48,15 +50,15 @@ KINDS = {"transformers": _transformers, "tokenizers": _tokenizers}
 
 
 @pytest.fixture(scope="module", params=sorted(KINDS))
-def live(request, deepseek_json):
+def live(request, deepseek_small_json):
     """One object per kind, shared by the examples: tokens pile up, the invariant holds at every step."""
-    return KINDS[request.param](deepseek_json)
+    return KINDS[request.param](deepseek_small_json)
 
 
 @pytest.mark.parametrize("special", [False, True])
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_added_tokens_are_seen_and_ids_equal_hf(kind, special, deepseek_json):
-    obj = KINDS[kind](deepseek_json)
+def test_added_tokens_are_seen_and_ids_equal_hf(kind, special, deepseek_small_json):
+    obj = KINDS[kind](deepseek_small_json)
     before = toklane.load_tokenizer(obj)
     assert toklane.load_tokenizer(obj) is before
     new = ["<my_tool>", "zqxjv_marker"]
@@ -96,32 +98,32 @@ def test_any_added_tokens_ids_equal_hf(live, tokens, special, filler):
     assert toklane.load_tokenizer(live) is tok
 
 
-def test_readding_a_known_string_needs_refresh(deepseek_json):
+def test_readding_a_known_string_needs_refresh(deepseek_small_json):
     """Adding a string that is already a token adds no id: not visible in O(1); refresh=True rewraps."""
-    obj = _tokenizers(deepseek_json)
+    obj = _tokenizers(deepseek_small_json)
     tok = toklane.load_tokenizer(obj)
-    assert obj.token_to_id("hello") is not None
-    obj.add_tokens(["hello"])  # now split out of " hello" before BPE: different ids
-    text = " hello world"
+    assert obj.token_to_id("the") is not None
+    obj.add_tokens(["the"])  # now split out of " the" before BPE: different ids
+    text = " the world"
     fresh = toklane.load_tokenizer(obj, refresh=True)
     assert fresh is not tok
     assert fresh.encode(text) == _hf_ids(obj, text) != tok.encode(text)
     assert toklane.load_tokenizer(obj) is fresh
 
 
-def test_new_backend_of_a_transformers_tokenizer_is_seen(deepseek_json):
-    obj = _transformers(deepseek_json)
+def test_new_backend_of_a_transformers_tokenizer_is_seen(deepseek_small_json):
+    obj = _transformers(deepseek_small_json)
     tok = toklane.load_tokenizer(obj)
-    other = _tokenizers(deepseek_json)
+    other = _tokenizers(deepseek_small_json)
     other.add_tokens(["<swapped>"])
     obj._tokenizer = other  # what transformers' own code does when it rebuilds the backend
     again = toklane.load_tokenizer(obj)
     assert again is not tok and again.encode("a <swapped>") == _hf_ids(obj, "a <swapped>")
 
 
-def test_rewrapped_objects_are_still_held_weakly(deepseek_json):
+def test_rewrapped_objects_are_still_held_weakly(deepseek_small_json):
     before = registry.cache_info()["objects"]
-    obj = _transformers(deepseek_json)
+    obj = _transformers(deepseek_small_json)
     first = toklane.load_tokenizer(obj)
     obj.add_tokens(["<grown>"])
     second = toklane.load_tokenizer(obj)
@@ -135,11 +137,13 @@ def test_rewrapped_objects_are_still_held_weakly(deepseek_json):
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 @pytest.mark.parametrize("first_special, second_special", [(True, False), (False, True), (True, True), (False, False)])
-def test_a_special_token_inside_a_later_plain_one_is_matched_first(kind, first_special, second_special, deepseek_json):
+def test_a_special_token_inside_a_later_plain_one_is_matched_first(
+    kind, first_special, second_special, deepseek_small_json
+):
     """HF matches the tokens added as special (not normalized) before the plain ones: ``世`` added as
     special, then ``世a`` as plain text, reads ``世abé`` as ``世`` + ``ab`` + ``é``. (The CI run that
     found it: test_any_added_tokens_ids_equal_hf, whose live object had gathered both.)"""
-    obj = KINDS[kind](deepseek_json)
+    obj = KINDS[kind](deepseek_small_json)
     _add(obj, ["世"], first_special)
     _add(obj, ["世a"], second_special)
     tok = toklane.load_tokenizer(obj)
@@ -148,9 +152,9 @@ def test_a_special_token_inside_a_later_plain_one_is_matched_first(kind, first_s
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_a_plain_token_running_into_a_special_one_gives_way(kind, deepseek_json):
+def test_a_plain_token_running_into_a_special_one_gives_way(kind, deepseek_small_json):
     """``qqzz`` added as plain text, ``zzww`` as special: HF reads ``qqzzww`` as ``qq`` + ``zzww``."""
-    obj = KINDS[kind](deepseek_json)
+    obj = KINDS[kind](deepseek_small_json)
     _add(obj, ["zzww"], True)
     _add(obj, ["qqzz"], False)
     tok = toklane.load_tokenizer(obj)

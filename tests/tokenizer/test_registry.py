@@ -191,15 +191,15 @@ def _assert_collected(make_object):
     assert registry.cache_info()["objects"] == before
 
 
-def test_tokenizers_object_is_wrapped_weakly(deepseek_json):
+def test_tokenizers_object_is_wrapped_weakly(deepseek_small_json):
     from tokenizers import Tokenizer as HF
 
-    _assert_collected(lambda: HF.from_file(str(deepseek_json)))
+    _assert_collected(lambda: HF.from_file(str(deepseek_small_json)))
 
 
-def test_transformers_object_is_wrapped_weakly(deepseek_json):
+def test_transformers_object_is_wrapped_weakly(deepseek_small_json):
     transformers = pytest.importorskip("transformers")
-    _assert_collected(lambda: transformers.PreTrainedTokenizerFast(tokenizer_file=str(deepseek_json)))
+    _assert_collected(lambda: transformers.PreTrainedTokenizerFast(tokenizer_file=str(deepseek_small_json)))
 
 
 def test_tiktoken_object_is_wrapped_weakly(qwen_package):
@@ -220,11 +220,11 @@ def test_tiktoken_object_is_wrapped_weakly(qwen_package):
         assert tok.encode(text) == enc.encode(text, allowed_special="all")
 
 
-def test_wrapped_backend_is_private(deepseek_json):
+def test_wrapped_backend_is_private(deepseek_small_json):
     """Mutating the caller's tokenizer (as transformers does for truncation=) never reaches ours."""
     from tokenizers import Tokenizer as HF
 
-    obj = HF.from_file(str(deepseek_json))
+    obj = HF.from_file(str(deepseek_small_json))
     tok = toklane.load_tokenizer(obj)
     text = "one two three four five six seven eight"
     expected = tok.encode(text)
@@ -233,10 +233,10 @@ def test_wrapped_backend_is_private(deepseek_json):
     assert tok.encode(text) == expected
 
 
-def test_distinct_objects_get_distinct_wrappers(deepseek_json):
+def test_distinct_objects_get_distinct_wrappers(deepseek_small_json):
     from tokenizers import Tokenizer as HF
 
-    a, b = HF.from_file(str(deepseek_json)), HF.from_file(str(deepseek_json))
+    a, b = HF.from_file(str(deepseek_small_json)), HF.from_file(str(deepseek_small_json))
     assert toklane.load_tokenizer(a) is not toklane.load_tokenizer(b)
 
 
