@@ -376,44 +376,9 @@ class StreamParser(Lexer):
         return token_ids, (text, hits), self._whole_plain(text, hits)  # type: ignore[arg-type]
 
     def _ids_reasoning_only(self, token_ids: Any) -> ParseResult | None:
-        """A reasoning-only output's ids of a usual shape read as runs, each decoded on its own (no
-        joined text to cut; :meth:`_whole_plain`'s result for them): reasoning -- after the start
-        marker ids the model wrote itself (dropped; text before them is reasoning too) --, its end
-        marker id, content; reasoning cut off before its end marker; or, in an output that starts
-        outside reasoning, content with no marker, or reasoning that a start marker id opens first
-        thing (only whitespace before it). None where anything else is there: another marker id,
-        any marker's text spelled by the ordinary tokens (the general reading judges those)."""
-        if self._label or self._prefill or type(self) is not ThinkToolsParser:
-            return None
-        tables = self._tables
-        got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), False)
-        if got is None:
-            return None
-        runs, positions = got
-        find_all = tables.text_automaton.find_all
-        n = len(positions)
-        if self._mode != REASONING and n == 0:  # content alone (reasoning off)
-            content = runs[0].decode("utf-8", "replace")
-            return ParseResult(None, content or None, []) if find_all(content) == [] else None
-        roles, id_roles = tables.roles, tables.id_roles
-        j = 0  # start marker ids first: the model opened its reasoning itself (dropped, as in reasoning)
-        while j < n and roles[id_roles[token_ids[positions[j]]]] == "reasoning_start":
-            j += 1
-        if self._mode != REASONING and (not j or self._reasoning_fmt.label or runs[0].strip(_WS_BYTES)):  # type: ignore[union-attr]
-            return None  # (text before the start marker is content there: the general reading)
-        if n > j + 1 or (n > j and roles[id_roles[token_ids[positions[j]]]] != "reasoning_end"):
-            return None
-        if j > 1 or (j and runs[0].strip(_WS_BYTES)):  # (text or a marker before the last start marker)
-            reasoning = "".join([run.decode("utf-8", "replace") for run in runs[: j + 1]]).strip(WS)
-        else:
-            # Stripped as bytes, then decoded: the same text (whitespace is ASCII, never part of a
-            # character, and the replacement of invalid bytes does not depend on it), with no copy
-            # of the decoded text.
-            reasoning = runs[j].strip(_WS_BYTES).decode("utf-8", "replace")
-        content = runs[j + 1].lstrip(_WS_BYTES).decode("utf-8", "replace") if n > j else ""
-        if find_all(reasoning) != [] or find_all(content) != []:  # (None: not scannable)
-            return None
-        return ParseResult(reasoning or None, content or None, [])
+        """A whole output's ids read as runs where the machine knows their result without reading
+        them (:meth:`ThinkToolsParser._ids_reasoning_only`); None: read them."""
+        return None
 
     def _parse_scanned(
         self, text: str | None, token_ids: Any, found: tuple[str, list[tuple[int, int, int]]] | None
@@ -434,77 +399,9 @@ class StreamParser(Lexer):
         return self._result()
 
     def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
-        """A whole output of a common shape, read without the machine (None: the machine reads it):
-        the reasoning -- opened by the template, or by the model with start markers that only
-        whitespace precedes (as original Qwen3 and DeepSeek-R1 write it) --, closed by its end marker
-        or running to the end (an output cut short); or no reasoning (no reasoning format, or the
-        output starts outside reasoning); then content; then tool-call blocks that the body grammar
-        reads whole (its ``read_whole``: Hermes-style blocks, :meth:`.JsonCalls.read_whole`) with
-        nothing but whitespace after them.
-        The result is exactly the machine's (tests compare)."""
-        tools = self._tools
-        if self._label or self._unknown or type(self) is not ThinkToolsParser or (tools is not None and tools.anchor):
-            return None  # (an anchor opens calls in the content itself, with no marker)
-        names = self._tables.text_names
-        mode, j, n = self._mode, 0, len(hits)
-        if n and names[hits[0][0]] == "reasoning_start":  # the model opened its reasoning itself
-            j = 1
-            while j < n and names[hits[j][0]] == "reasoning_start":
-                j += 1
-            if mode == CONTENT:  # (reasoning then, as if the template had opened it)
-                if self._reasoning_fmt.label or self._prefill or text[: hits[0][1]].strip(WS):  # type: ignore[union-attr]
-                    return None
-                mode = REASONING
-        if mode == REASONING:
-            # Reasoning: what is not a start marker up to the end marker (or the end), stripped (a
-            # start marker inside reasoning is dropped: the machine reads one so).
-            if j == n:
-                start = after = len(text)
-            else:
-                k, start, after = hits[j]
-                if names[k] != "reasoning_end":
-                    return None
-            if j > 1 or (j and hits[0][1] and text[: hits[0][1]].strip(WS)):  # (text or a marker before the last start)
-                pieces = [text[: hits[0][1]]]
-                pieces += [text[hits[i - 1][2] : hits[i][1]] for i in range(1, j)]
-                pieces.append(text[hits[j - 1][2] : start])
-                reasoning = "".join(pieces).strip(WS)
-            else:
-                at = hits[0][2] if j else 0
-                reasoning = text[at:start].strip(WS) if start - at <= _SHORT_SPAN else _stripped(text, at, start)
-            if j == n:
-                return ParseResult(reasoning or None, None, [])
-            first = j + 1
-        elif mode == CONTENT and not self._prefill:
-            reasoning, first, after = "", 0, 0
-        else:
-            return None
-        calls: list[ToolCall] = []
-        if n == first:
-            if not first:
-                content = text
-            elif len(text) - after <= _SHORT_SPAN:
-                content = text[after:].lstrip(WS)
-            else:
-                content = _stripped(text, after, len(text), right=False)
-        else:
-            # The blocks, read at once by the body grammar where it can (else the machine reads them).
-            read_whole = tools.read_whole if tools is not None else None
-            if read_whole is None:
-                return None
-            found = read_whole(text, hits, first, names, tools.body_options, self._new_id)  # type: ignore[union-attr]
-            if found is None:
-                return None
-            calls = found
-            tail = text[hits[-1][2] :]
-            if tail.strip(WS):
-                return None
-            before = text[after : hits[first][1]]
-            # After reasoning, whitespace that only separates it is layout; the content's own leading
-            # whitespace stays otherwise. Whitespace before a call is layout; after the last, text.
-            before = before.strip(WS) if first else before.rstrip(WS)
-            content = before + tail if before else ""
-        return ParseResult(reasoning or None, content or None, calls)
+        """A whole output (its markers found: ``hits``) whose result the machine knows without reading
+        it, as :meth:`ThinkToolsParser._whole_plain` does; None: the machine reads it."""
+        return None
 
     def finish_silently(self) -> None:
         """:meth:`finish`, leaving what it produces in the buffers (for :meth:`_result`)."""
@@ -740,6 +637,123 @@ class StreamParser(Lexer):
 
 class ThinkToolsParser(StreamParser):
     """Reasoning delimited by start/end markers, plus tool-call blocks."""
+
+    # ------------------------------------------------------------------ whole outputs read without the machine
+    # (what this machine makes of outputs of a common shape; tests compare every one with its reading)
+    def _ids_reasoning_only(self, token_ids: Any) -> ParseResult | None:
+        """A reasoning-only output's ids of a usual shape read as runs, each decoded on its own (no
+        joined text to cut; :meth:`_whole_plain`'s result for them): reasoning -- after the start
+        marker ids the model wrote itself (dropped; text before them is reasoning too) --, its end
+        marker id, content; reasoning cut off before its end marker; or, in an output that starts
+        outside reasoning, content with no marker, or reasoning that a start marker id opens first
+        thing (only whitespace before it). None where anything else is there: another marker id,
+        any marker's text spelled by the ordinary tokens (the general reading judges those)."""
+        if self._label or self._prefill:
+            return None
+        tables = self._tables
+        got = gather.runs(token_ids, tables.id_table or tables.load_id_table(self._tok), False)
+        if got is None:
+            return None
+        runs, positions = got
+        find_all = tables.text_automaton.find_all
+        n = len(positions)
+        if self._mode != REASONING and n == 0:  # content alone (reasoning off)
+            content = runs[0].decode("utf-8", "replace")
+            return ParseResult(None, content or None, []) if find_all(content) == [] else None
+        roles, id_roles = tables.roles, tables.id_roles
+        j = 0  # start marker ids first: the model opened its reasoning itself (dropped, as in reasoning)
+        while j < n and roles[id_roles[token_ids[positions[j]]]] == "reasoning_start":
+            j += 1
+        if self._mode != REASONING and (not j or self._reasoning_fmt.label or runs[0].strip(_WS_BYTES)):  # type: ignore[union-attr]
+            return None  # (text before the start marker is content there: the general reading)
+        if n > j + 1 or (n > j and roles[id_roles[token_ids[positions[j]]]] != "reasoning_end"):
+            return None
+        if j > 1 or (j and runs[0].strip(_WS_BYTES)):  # (text or a marker before the last start marker)
+            reasoning = "".join([run.decode("utf-8", "replace") for run in runs[: j + 1]]).strip(WS)
+        else:
+            # Stripped as bytes, then decoded: the same text (whitespace is ASCII, never part of a
+            # character, and the replacement of invalid bytes does not depend on it), with no copy
+            # of the decoded text.
+            reasoning = runs[j].strip(_WS_BYTES).decode("utf-8", "replace")
+        content = runs[j + 1].lstrip(_WS_BYTES).decode("utf-8", "replace") if n > j else ""
+        if find_all(reasoning) != [] or find_all(content) != []:  # (None: not scannable)
+            return None
+        return ParseResult(reasoning or None, content or None, [])
+
+    def _whole_plain(self, text: str, hits: list[tuple[int, int, int]]) -> ParseResult | None:
+        """A whole output of a common shape, read without the machine (None: the machine reads it):
+        the reasoning -- opened by the template, or by the model with start markers that only
+        whitespace precedes (as original Qwen3 and DeepSeek-R1 write it) --, closed by its end marker
+        or running to the end (an output cut short); or no reasoning (no reasoning format, or the
+        output starts outside reasoning); then content; then tool-call blocks that the body grammar
+        reads whole (its ``read_whole``: Hermes-style blocks, :meth:`.JsonCalls.read_whole`) with
+        nothing but whitespace after them.
+        The result is exactly the machine's (tests compare)."""
+        tools = self._tools
+        if self._label or self._unknown or (tools is not None and tools.anchor):
+            return None  # (an anchor opens calls in the content itself, with no marker)
+        names = self._tables.text_names
+        mode, j, n = self._mode, 0, len(hits)
+        if n and names[hits[0][0]] == "reasoning_start":  # the model opened its reasoning itself
+            j = 1
+            while j < n and names[hits[j][0]] == "reasoning_start":
+                j += 1
+            if mode == CONTENT:  # (reasoning then, as if the template had opened it)
+                if self._reasoning_fmt.label or self._prefill or text[: hits[0][1]].strip(WS):  # type: ignore[union-attr]
+                    return None
+                mode = REASONING
+        if mode == REASONING:
+            # Reasoning: what is not a start marker up to the end marker (or the end), stripped (a
+            # start marker inside reasoning is dropped: the machine reads one so).
+            if j == n:
+                start = after = len(text)
+            else:
+                k, start, after = hits[j]
+                if names[k] != "reasoning_end":
+                    return None
+            if j > 1 or (j and hits[0][1] and text[: hits[0][1]].strip(WS)):  # (text or a marker before the last start)
+                pieces = [text[: hits[0][1]]]
+                pieces += [text[hits[i - 1][2] : hits[i][1]] for i in range(1, j)]
+                pieces.append(text[hits[j - 1][2] : start])
+                reasoning = "".join(pieces).strip(WS)
+            else:
+                at = hits[0][2] if j else 0
+                reasoning = text[at:start].strip(WS) if start - at <= _SHORT_SPAN else _stripped(text, at, start)
+            if j == n:
+                return ParseResult(reasoning or None, None, [])
+            first = j + 1
+        elif mode == CONTENT and not self._prefill:
+            reasoning, first, after = "", 0, 0
+        else:
+            return None
+        calls: list[ToolCall] = []
+        if n == first:
+            if not first:
+                content = text
+            elif len(text) - after <= _SHORT_SPAN:
+                content = text[after:].lstrip(WS)
+            else:
+                content = _stripped(text, after, len(text), right=False)
+        else:
+            # The blocks, read at once by the body grammar where it can (else the machine reads them).
+            read_whole = tools.read_whole if tools is not None else None
+            if read_whole is None:
+                return None
+            found = read_whole(text, hits, first, names, tools.body_options, self._new_id)  # type: ignore[union-attr]
+            if found is None:
+                return None
+            calls = found
+            tail = text[hits[-1][2] :]
+            if tail.strip(WS):
+                return None
+            before = text[after : hits[first][1]]
+            # After reasoning, whitespace that only separates it is layout; the content's own leading
+            # whitespace stays otherwise. Whitespace before a call is layout; after the last, text.
+            before = before.strip(WS) if first else before.rstrip(WS)
+            content = before + tail if before else ""
+        return ParseResult(reasoning or None, content or None, calls)
+
+    # ------------------------------------------------------------------ the machine
 
     def _text(self, s: str) -> None:
         i = 0
