@@ -31,6 +31,7 @@ from toklane.tokenizer.compiled_pipelines import SINGLE_SPLITS
 from toklane.tokenizer.engines import staged
 from toklane.tokenizer.engines.choose import choose_engine
 from toklane.tokenizer.files import Pipeline
+from toklane.tokenizer.pieces import PARALLEL_MIN
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _names = itertools.count()
@@ -134,7 +135,13 @@ _COMPILED_PRE = {
     },
     "DeepSeek-V4": __import__("toklane.tokenizer.deepseek_v4", fromlist=["x"]).PRE_TOKENIZER,
 }
-_NORMALIZERS = (None, {"type": "NFC"}, {"type": "Sequence", "normalizers": [{"type": "NFC"}]})
+_NORMALIZERS = (
+    None,
+    {"type": "NFC"},
+    {"type": "NFKC"},
+    {"type": "Sequence", "normalizers": [{"type": "NFC"}]},
+    {"type": "Sequence", "normalizers": [{"type": "NFKC"}]},
+)
 
 
 @st.composite
@@ -184,11 +191,13 @@ def test_family_splits_run_compiled_and_equal_hf_tokenizers(tmp_path, pipeline, 
     assert_same(tok, hf, texts + pipelines.PIECES_JOINED)
 
 
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
 @pytest.mark.parametrize("label", sorted(_COMPILED_PRE))
-def test_family_splits_every_code_point_in_context(tmp_path, label):
+def test_family_splits_every_code_point_in_context(tmp_path, label, form):
     """Each compiled split on a user's file reads every code point as HF tokenizers does (Oniguruma's
-    classes, case-insensitive contractions, NFC), beside letters, marks, digits, spaces and quotes."""
-    text = pipelines.tokenizer_json(_COMPILED_PRE[label], {"type": "NFC"})
+    classes, case-insensitive contractions, HF's NFC and NFKC), beside letters, marks, digits, spaces
+    and quotes."""
+    text = pipelines.tokenizer_json(_COMPILED_PRE[label], {"type": form})
     hf = HFTokenizer.from_str(text)
     tok = load(tmp_path, text)
     assert tok.engine == "compiled", tok.engine_reason
@@ -205,11 +214,12 @@ def test_an_nfc_file_normalises_as_hf_tokenizers_where_python_would_not(tmp_path
     """HF tokenizers' Unicode tables are older than Python's: it leaves marks it does not know where they
     are (U+1DF6 before U+0301, which Python's NFC reorders). A user's NFC file on the compiled encoder
     normalises as HF does, on every text where the two NFCs differ."""
-    from toklane.tokenizer.engines.hf import hf_nfc
+    from toklane.tokenizer.engines.hf import HF_NORMALIZERS
     from toklane.tokenizer.engines.tiktoken import python_nfc
 
     shapes = (" {}\u0301", "a\u0301{}", "a{}\u0301", "{}\u0308a", "e{}")
     chars = [chr(c) for c in range(0x300, 0x110000) if not 0xD800 <= c < 0xE000]
+    hf_nfc = HF_NORMALIZERS["NFC"]
     differ = [s.format(c) for c in chars for s in shapes if hf_nfc(s.format(c)) != python_nfc(s.format(c))]
     assert " \u1df6\u0301" in differ
     text = pipelines.tokenizer_json(_COMPILED_PRE["Qwen2/3's split"], {"type": "NFC"})
@@ -218,6 +228,32 @@ def test_an_nfc_file_normalises_as_hf_tokenizers_where_python_would_not(tmp_path
     hf = HFTokenizer.from_str(text)
     assert tok.encode_batch(differ) == [e.ids for e in hf.encode_batch(differ, add_special_tokens=False)]
     assert tok.encode(" ".join(differ)) == hf.encode(" ".join(differ), add_special_tokens=False).ids
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_long_texts_normalise_before_they_are_cut(tmp_path, form):
+    """A long text is cut at pre-token boundaries and its parts normalised and encoded on every core: a
+    cut lies before an ASCII space after a character that is not one, or after a newline, and no such
+    character's NFC or NFKC ends in whitespace (U+00A8 is a space and a diaeresis under NFKC: it
+    starts with one), so each cut is still a boundary in the normalised text. The ids are HF's."""
+    ends_in_space = [
+        hex(c)
+        for c in range(0x80, 0x110000)
+        if not 0xD800 <= c < 0xE000 and not chr(c).isspace() and unicodedata.normalize(form, chr(c))[-1:].isspace()
+    ]
+    assert not ends_in_space
+    text = pipelines.tokenizer_json(_COMPILED_PRE["Llama 3's split"], {"type": form})
+    tok = load(tmp_path, text)
+    assert tok.engine == "compiled", tok.engine_reason
+    hf = HFTokenizer.from_str(text)
+    pieces = ["word", " \u00a8x", "\u00a8", "ﬁne", "①", "ｶ\uff9e", "e\u0301", " \u1df6\u0301", "\u3000", "\n", "12"]
+    long = "".join(pieces[(k * 7) % len(pieces)] for k in range(160_000))
+    assert len(long) > 2 * PARALLEL_MIN
+    assert tok.encode(long) == hf.encode(long, add_special_tokens=False).ids
+    assert tok.encode_batch([long, long[:999]]) == [
+        e.ids for e in hf.encode_batch([long, long[:999]], add_special_tokens=False)
+    ]
+    assert tok.count(long) == len(hf.encode(long, add_special_tokens=False).ids)
 
 
 def test_an_added_token_matched_in_the_nfc_text_keeps_the_file_on_tokenizers(tmp_path):

@@ -39,7 +39,7 @@ from .engines.choose import choose_engine, without_normalizer
 from .engines.compiled import NATIVE as compiled_in_use
 from .engines.compiled import CompiledEngine, compiled_engine, is_nfkc
 from .engines.compiled import handles as compiled_handles
-from .engines.hf import HFBackend, hf_nfc
+from .engines.hf import HF_NORMALIZERS, HFBackend
 from .engines.quickranks import CheckedEngine
 from .engines.quicktok import QuicktokEngine
 from .engines.ranked import RankedBPEBackend
@@ -83,7 +83,8 @@ def ranks_engine(
     ranks: Mapping[bytes, int],
     *,
     source: object,
-    nfc: bool | Callable[[str], str] = False,
+    nfc: bool = False,
+    normalize: Callable[[str], str] | None = None,
     offset: int = 0,
     splittable: bool | None = None,
     probe: bool = True,
@@ -91,14 +92,14 @@ def ranks_engine(
     """A tiktoken engine over ``ranks`` (``offset..offset+N-1``, checked), built under
     guard and checked to round-trip a probe text (a pattern that skips or splits
     text wrongly fails here, at load, not on a user's first request).
-    ``splittable``: see :class:`~toklane.tokenizer.engines.tiktoken.TiktokenEngine`.
+    ``nfc``, ``normalize``, ``splittable``: see :class:`~toklane.tokenizer.engines.tiktoken.TiktokenEngine`.
     ``probe=False``: not probed (nor is tiktoken's CoreBPE built: it is built on first use), for
     the reference of an engine that is probed itself (:func:`.engines.compiled.compiled_engine`)."""
     check_ranks(ranks, source, offset=offset)
     where = str(source)
 
     def build() -> TiktokenEngine:
-        engine = TiktokenEngine(name, pattern, ranks, nfc=nfc, splittable=splittable)
+        engine = TiktokenEngine(name, pattern, ranks, nfc=nfc, normalize=normalize, splittable=splittable)
         if probe:  # tiktoken's CoreBPE now: a pattern it cannot compile is named as such
             engine.build()
         return engine
@@ -108,13 +109,16 @@ def ranks_engine(
 
 
 def _probed(engine: Any, where: str, source: Any) -> Any:
-    """``engine`` once a probe text round-trips through it (else the pattern misses plain text:
-    :class:`TokenizerLoadError` at load, not on a user's first request)."""
+    """``engine`` once a probe text round-trips through it, in the engine's normal form where it has one
+    (else the pattern misses plain text: :class:`TokenizerLoadError` at load, not on a user's first
+    request)."""
 
     def probe() -> bytes:
         return engine.decode_bytes(engine.encode_ordinary(PROBE_TEXT))
 
-    if build_engine(where, "encoding a probe text", probe) != PROBE_TEXT.encode():
+    normalized = getattr(engine, "normalized", None)
+    expected = (PROBE_TEXT if normalized is None else normalized(PROBE_TEXT)).encode()
+    if build_engine(where, "encoding a probe text", probe) != expected:
         raise TokenizerLoadError(
             source, "the pre-tokenisation pattern does not cover plain text (a probe text does not round-trip)"
         )
@@ -631,7 +635,10 @@ def _compiled_json(
     pattern = pipeline.pattern
 
     def replayed() -> dict[bytes, int]:
-        ranks = deepseek_v4.ranks(whole()["model"], source, allow_ignore_merges=check_regular)
+        try:
+            ranks = deepseek_v4.ranks(whole()["model"], source, allow_ignore_merges=check_regular)
+        except TokenizerLoadError as exc:
+            raise MergesNotRanks(exc.spec, exc.reason) from None
         if check_regular:
             _refuse_irregular(ranks, whole()["model"], source)
         return ranks
@@ -654,7 +661,7 @@ def _compiled_json(
         pattern,
         ranks,
         source=source,
-        nfc=hf_nfc if pipeline.nfc else False,  # (HF's own: its tables are older than Python's)
+        normalize=HF_NORMALIZERS[pipeline.form] if pipeline.form else None,  # (HF's: older tables than Python's)
         offset=offset,
         splittable=True if pattern == deepseek_v4.PATTERN else None,
         probe=not compiled_handles(pattern),
@@ -672,8 +679,12 @@ def _compiled_json(
     )
 
 
+class MergesNotRanks(TokenizerLoadError):
+    """A file's merges do not replay as ranks (a fact of its text: remembered for it, not tried again)."""
+
+
 def _refuse_irregular(ranks: dict[bytes, int], model: Any, source: str) -> None:
-    """A :class:`TokenizerLoadError` where ranked BPE may read a text differently from HF's BPE over the
+    """A :class:`MergesNotRanks` where ranked BPE may read a text differently from HF's BPE over the
     file's merges: a token that ranked BPE, or the merge rules, do not build from its own bytes (a
     vocabulary extended by hand: HF applies only the file's merges and never looks a whole pre-token
     up, ranked BPE merges any two parts that make a token). Such a file loads with ``tokenizers``."""
@@ -694,7 +705,7 @@ def _refuse_irregular(ranks: dict[bytes, int], model: Any, source: str) -> None:
     if found:
         by_id = {i: t for t, i in ranks.items()}
         shown = ", ".join(repr(by_id[i].decode("utf-8", "replace")) for i in sorted(found)[:3])
-        raise TokenizerLoadError(
+        raise MergesNotRanks(
             source, f"{len(found)} token(s) that ranked BPE or its merges do not build from their own bytes ({shown})"
         )
 
@@ -761,7 +772,7 @@ def hf_json_tokenizer(
             )
         except TokenizerLoadError as exc:
             reason = f"tokenizers: a pre-tokeniser toklane compiles, but not on the compiled encoder ({exc.reason})"
-            if remember:  # (not tried again on later loads of this text)
+            if remember and isinstance(exc, MergesNotRanks):  # (not tried again on later loads of this text)
                 image_cache.store("json-refused", _content_key(text()), reason.encode())
     if tok is None:
         ids = _seen_ids(text()) if checked else None

@@ -3,13 +3,12 @@
 A file runs on the compiled encoder (:mod:`.engines.compiled`) where its pre-tokeniser is one toklane
 compiles -- DeepSeek-V4's three splits (:mod:`.deepseek_v4`), or one isolated split by a family's
 pattern (Llama 3, Qwen2/3, Qwen3.5/3.6, o200k, tekken) before a byte-level step that adds no prefix
-space and runs no regex of its own -- its normaliser is none or NFC, it decodes byte-level, its
+space and runs no regex of its own -- its normaliser is none, NFC or NFKC, it decodes byte-level, its
 post-processor adds no token, and its added tokens are matched and decoded as they are written. Its merges must
 also replay as ranks (:func:`.deepseek_v4.ranks`, checked when it is built).
 
-NFC runs on Python's ``unicodedata``, as the compiled encoder does for the bundled Qwen vocabularies.
-HF ``tokenizers`` normalises the same way on every code point Python's tables leave unassigned too
-(``tests/tokenizer/test_user_files.py``), so the two agree on every text.
+NFC and NFKC run as HF ``tokenizers`` computes them (:class:`.engines.hf.HFNormalizer`: its Unicode
+tables are older than Python's), on the spans of text Python's tables say the form may change.
 """
 
 from __future__ import annotations
@@ -36,17 +35,18 @@ SINGLE_SPLITS: dict[str, str] = {
 _REWRITTEN_BY_DECODER = frozenset(c for c in BYTE_TO_CHAR if len(c.encode()) > 1)
 
 _NO_NORMALIZER = (None, {"type": "Sequence", "normalizers": []})
-_NFC = ({"type": "NFC"}, {"type": "Sequence", "normalizers": [{"type": "NFC"}]})
+#: The normalisers the compiled encoder runs (as HF tokenizers does), alone or as a one-step sequence.
+FORMS = ("NFC", "NFKC")
 
 
 @dataclass(frozen=True)
 class CompiledPipeline:
-    """The pattern a file's pre-tokeniser comes to, whether it normalises to NFC, and what it is;
-    ``refusal``: why the compiled encoder still does not run the file (an added token it would match or
-    decode differently), or None."""
+    """The pattern a file's pre-tokeniser comes to, the normal form it puts text in first (None, "NFC" or
+    "NFKC"), and what it is; ``refusal``: why the compiled encoder still does not run the file (an added
+    token it would match or decode differently), or None."""
 
     pattern: str
-    nfc: bool
+    form: str | None
     label: str
     refusal: str | None = None
 
@@ -56,12 +56,8 @@ def compiled_pipeline(data: Any) -> CompiledPipeline | None:
     where its normaliser, pre-tokeniser, decoder or post-processor is not one it reproduces."""
     if not isinstance(data, dict):
         return None
-    normalizer = data.get("normalizer")
-    if normalizer in _NO_NORMALIZER:
-        nfc = False
-    elif normalizer in _NFC:
-        nfc = True
-    else:
+    form = _form(data.get("normalizer"))
+    if form == "":
         return None
     post = data.get("post_processor")
     decoder = data.get("decoder")
@@ -84,18 +80,30 @@ def compiled_pipeline(data: Any) -> CompiledPipeline | None:
         if pattern is None:
             return None
         label = SINGLE_SPLITS[pattern]
-    return CompiledPipeline(pattern, nfc, label, _added_refusal(added, nfc))
+    return CompiledPipeline(pattern, form, label, _added_refusal(added, form))
 
 
-def _added_refusal(added: list[dict[str, Any]], nfc: bool) -> str | None:
+def _form(normalizer: Any) -> str | None:
+    """The normal form of a ``normalizer`` the compiled encoder runs: None (no normaliser), one of
+    :data:`FORMS`, or "" (one it does not run)."""
+    if normalizer in _NO_NORMALIZER:
+        return None
+    if isinstance(normalizer, dict) and normalizer.get("type") == "Sequence":
+        steps = normalizer.get("normalizers")
+        normalizer = steps[0] if isinstance(steps, list) and len(steps) == 1 else None
+    kind = normalizer.get("type") if isinstance(normalizer, dict) else None
+    return kind if kind in FORMS and list(normalizer) == ["type"] else ""
+
+
+def _added_refusal(added: list[dict[str, Any]], form: str | None) -> str | None:
     """Why the compiled encoder, which matches added tokens in the text as it is, would match or decode
     one of ``added`` differently from HF, or None."""
     for token in added:
         content = token["content"]
         if token.get("single_word") or token.get("lstrip") or token.get("rstrip"):
             return f"added token {content[:40]!r} is matched with single_word/lstrip/rstrip"
-        if nfc and token.get("normalized"):  # (HF finds it in the NFC text: 'Key' in '\u212aey')
-            return f"added token {content[:40]!r} is matched in the NFC-normalised text"
+        if form and token.get("normalized"):  # (HF finds it in the NFC text: 'Key' in '\u212aey')
+            return f"added token {content[:40]!r} is matched in the {form}-normalised text"
         if not _REWRITTEN_BY_DECODER.isdisjoint(content):
             return f"added token {content[:40]!r} decodes as other text under HF's ByteLevel decoder"
     return None

@@ -202,28 +202,35 @@ class CompiledEngine:
                 encoder = _bpe.build_packed(ranks.payload, classes, grammar)
         self._encoder = encoder or _bpe.build(image_cache.as_dict(ranks), classes, grammar)
         self.threads = reference.threads
-        self._nfc = reference._nfc
+        self._normalize = reference._normalize
+        self._nfkc = getattr(self._normalize, "form", "NFC") == "NFKC"
 
     def _prepare(self, text: str) -> str:
-        """NFC where the vocabulary normalises, by the reference's NFC (Python's for the bundled Qwen
-        vocabularies, HF ``tokenizers``' for a user's file): only the spans around characters Python's
-        NFC may change are checked (Python's check of a whole text costs ~25 ns per character of Indic
-        text; this, ~1 ns and a few spans). HF's NFC changes nothing outside them: its tables are older
-        than Python's, and Unicode's stability rules keep the characters both know alike."""
-        if self._nfc is None or text.isascii():
+        """The text in the vocabulary's normal form, by its reference's function (Python's NFC for the
+        bundled Qwen vocabularies, HF ``tokenizers``' NFC or NFKC for a user's file), computed only on the
+        spans around characters Python's tables say the form may change (Python's check of a whole text
+        costs ~25 ns per character of Indic text; this, ~1 ns and a few spans). Every other character is
+        one the form keeps, never joins to what precedes it and never reorders, so the text outside the
+        spans stays as it is. HF's forms change nothing outside them either: its tables are older than
+        Python's, and Unicode's stability rules keep the characters both know alike."""
+        if self._normalize is None or text.isascii():
             return text
-        spans = _bpe.nfc_spans(_nfc_flags(), text)
+        spans = _bpe.nfc_spans(_nfkc_flags() if self._nfkc else _nfc_flags(), text)
         if not spans:
             return text
         parts: list[str] = []
         at = 0
         for a, b in spans:
             segment = text[a:b]
-            normalized = self._nfc(segment)
+            normalized = self._normalize(segment)
             if normalized != segment:
                 parts += (text[at:a], normalized)
                 at = b
         return "".join((*parts, text[at:])) if at else text
+
+    def normalized(self, text: str) -> str:
+        """``text`` as this engine reads it (in its normal form, where it has one)."""
+        return self._prepare(text)
 
     def _one(self, text: str) -> list[int]:
         ids = _bpe.encode(self._encoder, text, _AS_LIST)
@@ -244,12 +251,13 @@ class CompiledEngine:
         if self.threads == 1 or total < _BATCH_PARALLEL_MIN or (len(texts) == 1 and total < PARALLEL_MIN):
             return [self._one(self._prepare(t)) for t in texts]
         # Every text, long ones cut at pre-token boundaries, encoded part by part on all cores
-        # (quickranks.encode_parts). Texts are cut before NFC and each part normalised on its core:
-        # a cut (pieces._SAFE_CUT) is also a normalisation boundary, so NFC(text) is the parts' NFC
-        # end to end and each cut is still a pre-token boundary there. It lies before an ASCII space
+        # (quickranks.encode_parts). Texts are cut before NFC (NFKC) and each part normalised on its
+        # core: a cut (pieces._SAFE_CUT) is also a normalisation boundary, so NFC(text) is the parts'
+        # NFC end to end and each cut is still a pre-token boundary there. It lies before an ASCII space
         # (a starter that NFC never joins to what precedes it) after a non-space character (which
-        # NFC never turns into a space), or after a newline (which no character joins or reorders
-        # across); the parts' ends keep those characters. Each part's ids come back as a uint32
+        # NFC never turns into a space, nor NFKC into text ending with one: tested on every code point),
+        # or after a newline (which no character joins or reorders across); the parts' ends keep those
+        # characters. Each part's ids come back as a uint32
         # array (the GIL released throughout); one list per text is then made from its parts'
         # arrays at once (no list per part to join and free).
         arrays = encode_parts(texts, self.threads, lambda part: self._array(self._prepare(part)))

@@ -64,22 +64,33 @@ def _hf_splittable(tok: Any, added: Iterable[AddedToken]) -> bool:
     return bool(steps) and not any(ch in WHITESPACE for t in added for ch in t.content)
 
 
-def hf_nfc(text: str) -> str:
-    """``text`` in NFC as HF ``tokenizers`` normalises it, a user's file's reference: its Unicode tables
-    are older than Python's, so it leaves marks it does not know where they are (U+1DF6 before U+0301,
-    which Python reorders). Lone surrogates read as U+FFFD, as the engines read them."""
-    normalizer = _hf_nfc_normalizer()
-    try:
-        return normalizer.normalize_str(text)
-    except UnicodeEncodeError:
-        return normalizer.normalize_str(_without_surrogates(text))
+class HFNormalizer:
+    """A Unicode normal form (``"NFC"`` or ``"NFKC"``) as HF ``tokenizers`` computes it, a user's file's
+    reference, called on text: its Unicode tables are older than Python's, so it leaves marks it does
+    not know where they are (U+1DF6 before U+0301, which Python reorders). Lone surrogates read as
+    U+FFFD, as the engines read them."""
+
+    def __init__(self, form: str) -> None:
+        self.form = form
+
+    @functools.cached_property
+    def _normalizer(self) -> Any:
+        from tokenizers import normalizers
+
+        return getattr(normalizers, self.form)()
+
+    def __call__(self, text: str) -> str:
+        try:
+            return self._normalizer.normalize_str(text)
+        except UnicodeEncodeError:
+            return self._normalizer.normalize_str(_without_surrogates(text))
+
+    def __repr__(self) -> str:
+        return f"HFNormalizer({self.form!r})"
 
 
-@functools.cache
-def _hf_nfc_normalizer() -> Any:
-    from tokenizers.normalizers import NFC
-
-    return NFC()
+#: HF ``tokenizers``' NFC and NFKC.
+HF_NORMALIZERS = {form: HFNormalizer(form) for form in ("NFC", "NFKC")}
 
 
 class HFBackend:

@@ -67,17 +67,19 @@ class TiktokenEngine:
         pattern: str,
         ranks: Mapping[bytes, int],
         *,
-        nfc: bool | Callable[[str], str] = False,
+        nfc: bool = False,
+        normalize: Callable[[str], str] | None = None,
         splittable: bool | None = None,
     ):
-        """``nfc``: the text's NFC before it is encoded: True for Python's (:func:`python_nfc`, the
-        bundled Qwen vocabularies'), or the function that gives it (HF ``tokenizers``' for a user's
-        file: :func:`.hf.hf_nfc`). ``splittable``: whether :mod:`.pieces` may cut long whitespace runs
-        for ``pattern`` (``None``: when it ends in the ranked families' whitespace alternatives)."""
+        """``nfc``: text is encoded in NFC by Python's tables (:func:`python_nfc`: the bundled Qwen
+        vocabularies'); ``normalize``: in the form this gives instead (HF ``tokenizers``' NFC or NFKC for
+        a user's file: :class:`.hf.HFNormalizer`). ``splittable``: whether :mod:`.pieces` may cut long
+        whitespace runs for ``pattern`` (``None``: when it ends in the ranked families' whitespace
+        alternatives)."""
         self._name = name
         self._pattern = pattern
         self._ranks = ranks
-        self._nfc: Callable[[str], str] | None = python_nfc if nfc is True else nfc or None
+        self._normalize: Callable[[str], str] | None = normalize or (python_nfc if nfc else None)
         # tiktoken's CoreBPE (~0.1-0.2 s over a large table) is built when first used: where this
         # engine is the compiled encoder's reference, only for the rare texts that encoder declines.
         self._lock = threading.Lock()
@@ -113,11 +115,15 @@ class TiktokenEngine:
         return self.__dict__.get("_enc")
 
     def _prepare(self, text: str) -> str:
-        return self._nfc(text) if self._nfc is not None else text
+        return self._normalize(text) if self._normalize is not None else text
+
+    def normalized(self, text: str) -> str:
+        """``text`` as this engine reads it (in its normal form, where it has one)."""
+        return self._prepare(text)
 
     def encode_ordinary(self, text: str) -> list[int]:
-        if self._nfc is not None:
-            text = self._nfc(text)
+        if self._normalize is not None:
+            text = self._normalize(text)
         # tiktoken itself replaces lone surrogates with U+FFFD; it releases the GIL.
         if len(text) < PARALLEL_MIN:
             return self._enc.encode_ordinary(text)
