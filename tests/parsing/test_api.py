@@ -89,8 +89,7 @@ def _fresh_tokenizer() -> tuple[object, toklane.Tokenizer]:
 
 def test_construction_and_parsing_call_no_encode_or_decode(monkeypatch: pytest.MonkeyPatch) -> None:
     hf, tok = _fresh_tokenizer()
-    text = "Plan.</think>Ok<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```"
-    text += "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    text = 'Plan.</think>Ok<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜>'
     ids = tok.encode(text)
 
     def forbidden(*args: object, **kwargs: object) -> None:
