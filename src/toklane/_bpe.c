@@ -787,28 +787,25 @@ encoder_new(Py_ssize_t count, Py_ssize_t total, PyObject *classes, long grammar)
     return e;
 }
 
-/* Adds token p[0:n) of rank r at blob offset *used; -1 (an exception set) for a bad rank or a token
- * given twice. */
+/* Why encoder_put refused a token (0: it did not). */
+enum { PUT_OK, PUT_EMPTY, PUT_RANK, PUT_TWICE };
+
+/* Adds token p[0:n) of rank r at blob offset *used: PUT_OK, or why not (an empty token, a rank out of
+ * range, a token given twice). Touches no Python object: callable without the GIL. */
 static int
-encoder_add(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used, uint32_t *max_rank)
+encoder_put(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used, uint32_t *max_rank)
 {
-    if (n == 0) {
-        PyErr_SetString(PyExc_ValueError, "build: ranks must map non-empty bytes to ints");
-        return -1;
-    }
-    if (r < 0 || r >= NO_RANK) {
-        PyErr_SetString(PyExc_ValueError, "build: a rank is out of range");
-        return -1;
-    }
+    if (n == 0)
+        return PUT_EMPTY;
+    if (r < 0 || r >= NO_RANK)
+        return PUT_RANK;
     uint64_t h = hash_bytes(p, n);
     uint32_t tag = (uint32_t)(h >> 32);
     uint64_t i = h & e->mask;
     for (; e->slots[i].size != 0; i = (i + 1) & e->mask) { /* one probe: the free slot, or the token */
         const Slot *s = &e->slots[i];
-        if (s->hash == tag && s->size == n && memcmp(e->blob + s->start, p, n) == 0) {
-            PyErr_SetString(PyExc_ValueError, "build: a token is given twice");
-            return -1;
-        }
+        if (s->hash == tag && s->size == n && memcmp(e->blob + s->start, p, n) == 0)
+            return PUT_TWICE;
     }
     if (n == 1)
         e->byte_rank[p[0]] = (uint32_t)r;
@@ -817,7 +814,25 @@ encoder_add(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used,
     *used += (uint32_t)n;
     if ((uint32_t)r > *max_rank)
         *max_rank = (uint32_t)r;
-    return 0;
+    return PUT_OK;
+}
+
+/* The exception for an encoder_put refusal; -1. */
+static int
+put_failed(int why)
+{
+    PyErr_SetString(PyExc_ValueError, why == PUT_EMPTY  ? "build: ranks must map non-empty bytes to ints"
+                                      : why == PUT_RANK ? "build: a rank is out of range"
+                                                        : "build: a token is given twice");
+    return -1;
+}
+
+/* encoder_put, with the exception set where it refuses (-1). */
+static int
+encoder_add(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used, uint32_t *max_rank)
+{
+    int why = encoder_put(e, p, n, r, used, max_rank);
+    return why == PUT_OK ? 0 : put_failed(why);
 }
 
 /* The encoder as a capsule once every token is in: the by-rank table for decoding made from the
@@ -933,19 +948,27 @@ bpe_build_packed(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (e == NULL)
         goto done;
     uint32_t used = 0, max_rank = 0;
-    for (uint32_t k = 0; k < n; k++) {
+    int why = PUT_OK, unsound = 0;
+    /* (the GIL released: a server imports its web stack on another thread meanwhile) */
+    Py_BEGIN_ALLOW_THREADS
+    for (uint32_t k = 0; k < n && why == PUT_OK; k++) {
         int32_t a, b, r;
         memcpy(&a, offsets + 4 * (size_t)k, 4);
         memcpy(&b, offsets + 4 * ((size_t)k + 1), 4);
         memcpy(&r, ranks + 4 * (size_t)k, 4);
         if (a < 0 || b <= a || (uint32_t)b > size) {
-            encoder_free_struct(e);
+            unsound = 1;
+            break;
+        }
+        why = encoder_put(e, blob + a, (size_t)(b - a), r, &used, &max_rank);
+    }
+    Py_END_ALLOW_THREADS
+    if (unsound || why != PUT_OK) {
+        encoder_free_struct(e);
+        if (unsound)
             goto bad;
-        }
-        if (encoder_add(e, blob + a, (size_t)(b - a), r, &used, &max_rank) < 0) {
-            encoder_free_struct(e);
-            goto done;
-        }
+        put_failed(why);
+        goto done;
     }
     result = encoder_finish(e, max_rank);
     goto done;

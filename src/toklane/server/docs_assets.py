@@ -11,7 +11,8 @@ drops it.
 
 from __future__ import annotations
 
-from importlib.resources import files
+from importlib.util import find_spec
+from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
@@ -30,8 +31,13 @@ CSP = (
 
 def assets_dir() -> str:
     """The folder of the packaged assets (``swagger-ui-bundle.js``, ``swagger-ui.css``,
-    ``redoc.standalone.js``, ``favicon.png``)."""
-    return str(files("fastapi_offline") / "static")
+    ``redoc.standalone.js``, ``favicon.png``), found without importing ``fastapi_offline`` (its import
+    takes ~35 ms of a server's start)."""
+    spec = find_spec("fastapi_offline")
+    if spec is None or not spec.submodule_search_locations:
+        needs = "fastapi_offline is not installed (pip install 'toklane[serve]')"
+        raise ModuleNotFoundError(needs, name="fastapi_offline")
+    return str(Path(next(iter(spec.submodule_search_locations))) / "static")
 
 
 def add_docs(app: FastAPI, docs_url: str = "/docs", redoc_url: str = "/redoc") -> None:
