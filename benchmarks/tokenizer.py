@@ -615,6 +615,10 @@ def _user_pipelines(tmp: str) -> list[tuple[str, str, str]]:
             {"type": "NFKC"},
         ),
     }
+    # (an NFC or NFKC file matches its added tokens as written, as Qwen's files mark them: DeepSeek-V4's mark
+    # some "normalized", which HF looks for in the normalised text and which keeps a file off the compiled
+    # encoder)
+    as_written = [dict(t, normalized=False) for t in data["added_tokens"]]
     out = []
     for k, (label, change) in enumerate(variants.items()):
         folder = Path(tmp) / f"user{k}"
@@ -622,7 +626,9 @@ def _user_pipelines(tmp: str) -> list[tuple[str, str, str]]:
         if change is None:
             body = text
         else:
-            body = _json.dumps(dict(data, pre_tokenizer=change[0], normalizer=change[1]), ensure_ascii=False)
+            added = as_written if change[1] is not None else data["added_tokens"]
+            changed = dict(data, pre_tokenizer=change[0], normalizer=change[1], added_tokens=added)
+            body = _json.dumps(changed, ensure_ascii=False)
         (folder / "tokenizer.json").write_text(body, encoding="utf-8")
         out.append((label, str(folder), "json"))
     try:
