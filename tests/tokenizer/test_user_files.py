@@ -300,6 +300,37 @@ def test_a_users_file_on_tokenizers_loads_again_without_parsing(tmp_path, monkey
     assert_same(again, HFTokenizer.from_str(text), CORPUS + pipelines.PIECES_JOINED)
 
 
+def test_tokenizer_objects_of_one_vocabulary_share_its_replayed_ranks(tmp_path, monkeypatch):
+    """A tokenizers.Tokenizer (or a transformers fast tokenizer) is read through its JSON: its replayed
+    ranks are kept in the disk cache keyed by its model alone, so another object with the same
+    vocabulary and other added tokens (a fine-tune's, another process's) loads without replaying the
+    merges, with its own added tokens and HF's ids; another vocabulary is another key."""
+    from toklane.tokenizer import deepseek_v4
+
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path / "cache"))
+    text = pipelines.tokenizer_json(_COMPILED_PRE["Qwen2/3's split"], {"type": "NFC"})
+    first = HFTokenizer.from_str(text)
+    first.add_special_tokens(["<first>"])
+    assert toklane.load_tokenizer(first).engine == "compiled"
+
+    def no_replay(*args, **kwargs):
+        raise AssertionError("the merges were replayed again")
+
+    second = HFTokenizer.from_str(text)
+    second.add_special_tokens(["<second>", "<|end|>"])
+    with monkeypatch.context() as m:
+        m.setattr(deepseek_v4, "ranks", no_replay)
+        tok = toklane.load_tokenizer(second)
+        assert tok.engine == "compiled", tok.engine_reason
+        texts = ["a <second> b <|end|> <first>", "naïve café 123 東京"]
+        assert [tok.encode(t) for t in texts] == [second.encode(t, add_special_tokens=False).ids for t in texts]
+        other = json.loads(text)
+        other["model"]["merges"] = other["model"]["merges"][:-1]
+        other["model"]["vocab"] = dict(list(other["model"]["vocab"].items())[:-1])
+        with pytest.raises(AssertionError, match="replayed again"):
+            toklane.load_tokenizer(HFTokenizer.from_str(json.dumps(other)))
+
+
 def test_a_file_refused_for_the_compiled_encoder_is_not_tried_again(tmp_path, monkeypatch):
     """A family split over merges that do not replay as ranks loads on HF tokenizers, and a later load
     of the same text takes HF tokenizers at once, with the same reason, without replaying them."""

@@ -22,6 +22,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import marshal
 import os
 from array import array
 from collections.abc import Callable, Iterable, Mapping
@@ -722,6 +723,7 @@ def hf_json_tokenizer(
     cache_ranks: bool = False,
     full: Callable[[], Any] | None = None,
     cache_by_content: bool = False,
+    cache_by_model: bool = False,
     checked: bool = False,
     remember: bool = False,
 ) -> Tokenizer:
@@ -739,7 +741,9 @@ def hf_json_tokenizer(
     it are kept in the disk cache (:mod:`.image_cache`; bundled data). ``full``: the whole parsed file,
     where ``parsed`` is its skeleton (:func:`_skeleton`: trusted, cached data). ``cache_by_content``: the
     ranks derived from a user's file are kept in the disk cache keyed by a hash of its text (the same
-    file loads in a fraction of the time later, in any process); ``checked``: ``parsed`` is the skeleton
+    file loads in a fraction of the time later, in any process); ``cache_by_model``: they are keyed by a
+    hash of its parsed model alone (a tokenizer object's: the same vocabulary with other added tokens
+    shares them); ``checked``: ``parsed`` is the skeleton
     of a file checked when it was stored; ``remember``: once it loads, keep its checked skeleton (and the
     ids it holds, where it is on ``tokenizers``) for :func:`seen_tokenizer_json`. ``tokenizer_json``: the
     text, or what reads it where it may not be needed (``parsed`` given: read for a fallback or the
@@ -758,7 +762,12 @@ def hf_json_tokenizer(
         reason = refused
     elif plan.engine in ("compiled", "tiktoken"):
         try:
-            key = (lambda: _content_key(text())) if cache_by_content else None
+
+            def key() -> str:
+                if cache_by_content:
+                    return _content_key(text())
+                return _model_key((parsed if full is None else full())["model"])
+
             tok = _compiled_json(
                 name,
                 parsed,
@@ -767,7 +776,7 @@ def hf_json_tokenizer(
                 eos,
                 cache_ranks=cache_ranks,
                 full=full,
-                ranks_key=key,
+                ranks_key=key if cache_by_content or cache_by_model else None,
                 check_regular=not trusted,
             )
         except TokenizerLoadError as exc:
@@ -814,6 +823,14 @@ def _content_key(text: str) -> str:
     that checked it."""
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
     return f"toklane {_version()} checks {_CONTENT_CHECKS} blake2b {digest}"
+
+
+def _model_key(model: Any) -> str:
+    """What keys the ranks replayed from a parsed BPE ``model`` (vocabulary, merges, options): a hash of
+    its marshal image (version 2: no back-references, so the same model gives the same bytes in any
+    process) and the toklane release that checked it (~20 ms for a 129K vocabulary)."""
+    digest = hashlib.blake2b(marshal.dumps(model, 2), digest_size=32).hexdigest()
+    return f"toklane {_version()} checks {_CONTENT_CHECKS} model blake2b {digest}"
 
 
 # Bumped when the checks a user's file passes before its images are kept change (2: irregular tokens;

@@ -683,13 +683,13 @@ def _object_builder(obj: Any) -> tuple[Callable[[], Tokenizer], Callable[[], Fre
     # Serialising is the costly part: only the flight's leader does it.
     if HFTokenizer is not None and isinstance(obj, HFTokenizer):
         return (
-            lambda: hf_json_tokenizer(label, _to_str(obj, label), source=label),
+            lambda: hf_json_tokenizer(label, _to_str(obj, label), source=label, cache_by_model=True),
             lambda: _hf_fresh(obj, _itself),
         )
     if HFTokenizer is not None and isinstance(backend_tok, HFTokenizer):
         name = getattr(obj, "name_or_path", "") or label
         return (
-            lambda: hf_json_tokenizer(str(name), _to_str(backend_tok, label), source=label),
+            lambda: hf_json_tokenizer(str(name), _to_str(backend_tok, label), source=label, cache_by_model=True),
             lambda: _hf_fresh(backend_tok, _backend_of),
         )
     try:

@@ -234,7 +234,8 @@ def choose_engine(data: Any) -> EnginePlan:
         elif refusal is None:
             reason += ", as nothing toklane compiles runs this pre-tokeniser"
     if refusal is not None:
-        if _only_nfkc(pipeline) and fastokens_refusal(Pipeline(without_normalizer(pipeline.data))) is None:
+        without = fastokens_refusal(Pipeline(without_normalizer(pipeline.data))) if _only_nfkc(pipeline) else refusal
+        if without is None:  # (fastokens over the file without its NFKC step)
             return EnginePlan(
                 engine,
                 reason,
@@ -244,7 +245,8 @@ def choose_engine(data: Any) -> EnginePlan:
                 "background once encoding has taken about as long as building it",
                 unless_changed_by="NFKC",
             )
-        return EnginePlan(engine, f"{reason}; not fastokens: {refusal}")
+        # (what keeps fastokens off besides an NFKC step it does not run)
+        return EnginePlan(engine, f"{reason}; not fastokens: {without}")
     return EnginePlan(
         engine,
         reason,
