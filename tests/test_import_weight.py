@@ -101,3 +101,27 @@ def test_import_load_encode_and_decode_import_no_numpy() -> None:
     result = _run(code)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"at import": False, "after": False}
+
+
+def test_import_toklane_and_counting_text_import_no_chat_rendering() -> None:
+    """The chat package (family formats, template compilation: ~40 ms of a cold start) is imported by the
+    first conversation rendered, not by ``import toklane`` or by counting a text; rendering one imports
+    it and works."""
+    result = _run(
+        """
+        import json, sys
+        import toklane
+        at_import = "toklane.chat" in sys.modules
+        assert toklane.count_tokens("hello world", model="qwen3") == 2
+        text_counted = "toklane.chat" in sys.modules
+        n = toklane.count_tokens([{"role": "user", "content": "hi"}], model="qwen3")
+        print(json.dumps({"at import": at_import, "text": text_counted, "chat": "toklane.chat" in sys.modules, "n": n}))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["n"] > 2 and {k: report[k] for k in ("at import", "text", "chat")} == {
+        "at import": False,
+        "text": False,
+        "chat": True,
+    }, report

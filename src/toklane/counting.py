@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .chat.formats import ChatFormat
-from .chat.messages import Message
-from .chat.render import Rendered, Renderer, render, renderer_for
-from .chat.tools import validate_tools
 from .errors import InvalidArgumentError, InvalidMessagesError
 from .tokenizer import Tokenizer, load_tokenizer
+
+if TYPE_CHECKING:  # (the chat package, ~40 ms of `import toklane`, is imported on first use)
+    from .chat.formats import ChatFormat
+    from .chat.messages import Message
+    from .chat.render import Rendered, Renderer
 
 DEFAULT_MODEL = "qwen3.6"
 
@@ -66,6 +67,8 @@ def _rendered(
     chat_format: str | None,
 ) -> tuple[Tokenizer, Rendered]:
     """The tokenizer ``model`` names and the conversation rendered for it (render_chat's arguments)."""
+    from .chat.render import render
+
     tok = load_tokenizer(model)
     rendered = render(
         tok,
@@ -119,6 +122,8 @@ def encode_chat(
 
 
 def _count(tok: Tokenizer, renderer: Renderer, messages: list[Message], options: dict[str, Any]) -> int:
+    from .chat.render import render
+
     rendered = render(tok, messages, renderer=renderer, **options)
     fmt = renderer.format
     if fmt is None or rendered.segments is None or not _missing_markers(tok, fmt):
@@ -156,6 +161,8 @@ def count_tokens(
             if value:
                 raise InvalidArgumentError(name, "are rendered into a conversation: pass messages, not a text")
         return tok.count(text_or_messages)
+    from .chat.render import renderer_for
+
     renderer = renderer_for(tok, chat_template=chat_template, chat_format=chat_format, tools=tools, live=_live(model))
     options = {
         "tools": tools,
@@ -193,6 +200,9 @@ def truncate_messages(
     """
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 0:
         raise ValueError(f"max_tokens must be a non-negative int, got {max_tokens!r}")
+    from .chat.render import renderer_for
+    from .chat.tools import validate_tools
+
     tok = load_tokenizer(model)
     renderer = renderer_for(tok, chat_template=chat_template, chat_format=chat_format, tools=tools, live=_live(model))
     fmt = renderer.format
