@@ -20,7 +20,6 @@ from fastapi import FastAPI
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 from starlette.responses import Response
 
-from ..chat.render import render
 from .body import render_json
 from .schemas import (
     FAIL_FAST,
@@ -138,6 +137,8 @@ def encode_vllm(req: VllmTokenizeRequest, tok: Tokenizer) -> list[int]:
     if req.messages is None:
         special = True if req.add_special_tokens is None else req.add_special_tokens
         return tok.encode(req.prompt or "", add_special_tokens=special)
+    from ..chat.render import render  # (the chat package loads with the first conversation)
+
     gen = not req.continue_final_message if req.add_generation_prompt is None else req.add_generation_prompt
     rendered = render(
         tok,
