@@ -273,6 +273,20 @@ def test_an_added_token_matched_in_the_nfc_text_keeps_the_file_on_tokenizers(tmp
     assert tok.encode("\u212aey Key") == hf.encode("\u212aey Key", add_special_tokens=False).ids
 
 
+def _read_again_without_parsing(monkeypatch, target) -> toklane.Tokenizer:
+    """``target`` read again with every JSON parse and check made to fail (it must come from the disk cache)."""
+    from toklane.tokenizer import registry
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the JSON was parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(registry, "load_json", no_parse)
+        m.setattr(bundled_module, "load_json", no_parse)
+        m.setattr(bundled_module, "check_tokenizer_json", no_parse)
+        return registry._read_path(target, str(target))
+
+
 def test_a_users_file_on_tokenizers_loads_again_without_parsing(tmp_path, monkeypatch):
     """A file toklane runs on HF tokenizers (GPT-2's ByteLevel regex) keeps its checked skeleton and its
     ids in the disk cache: a later load neither parses nor checks the JSON, and is the same tokenizer."""
@@ -286,15 +300,7 @@ def test_a_users_file_on_tokenizers_loads_again_without_parsing(tmp_path, monkey
     target.write_text(text, encoding="utf-8")
     first = registry._read_path(target, str(target))
     assert first.engine == "tokenizers"
-
-    def no_parse(*args, **kwargs):
-        raise AssertionError("the JSON was parsed again")
-
-    with monkeypatch.context() as m:
-        m.setattr(registry, "load_json", no_parse)
-        m.setattr(bundled_module, "load_json", no_parse)
-        m.setattr(bundled_module, "check_tokenizer_json", no_parse)
-        again = registry._read_path(target, str(target))
+    again = _read_again_without_parsing(monkeypatch, target)
     assert again.engine == "tokenizers" and again.engine_reason == first.engine_reason
     assert (again.vocab_size, again.eos_token_ids, again.vocab) == (first.vocab_size, first.eos_token_ids, first.vocab)
     assert_same(again, HFTokenizer.from_str(text), CORPUS + pipelines.PIECES_JOINED)
@@ -473,15 +479,7 @@ def test_a_users_file_loads_again_from_the_disk_cache(tmp_path, monkeypatch, dee
     first = registry._read_path(target, str(target))
     kinds = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "cache").glob("*.img"))
     assert kinds.count("json-ranks") == 1 and kinds.count("json-skeleton") == 1, kinds
-
-    def no_parse(*args, **kwargs):
-        raise AssertionError("the JSON was parsed again")
-
-    with monkeypatch.context() as m:
-        m.setattr(registry, "load_json", no_parse)
-        m.setattr(bundled_module, "load_json", no_parse)
-        m.setattr(bundled_module, "check_tokenizer_json", no_parse)
-        again = registry._read_path(target, str(target))
+    again = _read_again_without_parsing(monkeypatch, target)
     assert again.engine == first.engine == "compiled" and again.engine_reason == first.engine_reason
     for text in CORPUS:
         assert again.encode(text) == first.encode(text)
