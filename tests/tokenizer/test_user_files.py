@@ -325,7 +325,7 @@ def test_tokenizer_objects_of_one_vocabulary_share_its_replayed_ranks(tmp_path, 
     second = HFTokenizer.from_str(text)
     second.add_special_tokens(["<second>", "<|end|>"])
     with monkeypatch.context() as m:
-        m.setattr(deepseek_v4, "ranks", no_replay)
+        m.setattr(deepseek_v4, "replay", no_replay)
         tok = toklane.load_tokenizer(second)
         assert tok.engine == "compiled", tok.engine_reason
         texts = ["a <second> b <|end|> <first>", "naïve café 123 東京"]
@@ -356,7 +356,7 @@ def test_a_file_refused_for_the_compiled_encoder_is_not_tried_again(tmp_path, mo
         raise AssertionError("the merges were replayed again")
 
     with monkeypatch.context() as m:
-        m.setattr(deepseek_v4, "ranks", no_replay)
+        m.setattr(deepseek_v4, "replay", no_replay)
         again = registry._read_path(target, str(target))
     assert again.engine == "tokenizers" and again.engine_reason == first.engine_reason
     texts = ["Hello world, naïve café 123", "東京 e\u0301"]

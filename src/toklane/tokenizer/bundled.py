@@ -637,11 +637,11 @@ def _compiled_json(
 
     def replayed() -> dict[bytes, int]:
         try:
-            ranks = deepseek_v4.ranks(whole()["model"], source, allow_ignore_merges=check_regular)
+            ranks, left = deepseek_v4.replay(whole()["model"], source, allow_ignore_merges=check_regular)
         except TokenizerLoadError as exc:
             raise MergesNotRanks(exc.spec, exc.reason) from None
         if check_regular:
-            _refuse_irregular(ranks, whole()["model"], source)
+            _refuse_irregular(ranks, left, source)
         return ranks
 
     if cache_ranks or ranks_key is not None:
@@ -684,21 +684,16 @@ class MergesNotRanks(TokenizerLoadError):
     """A file's merges do not replay as ranks (a fact of its text: remembered for it, not tried again)."""
 
 
-def _refuse_irregular(ranks: dict[bytes, int], model: Any, source: str) -> None:
+def _refuse_irregular(ranks: dict[bytes, int], left: array, source: str) -> None:
     """A :class:`MergesNotRanks` where ranked BPE may read a text differently from HF's BPE over the
     file's merges: a token that ranked BPE, or the merge rules, do not build from its own bytes (a
     vocabulary extended by hand: HF applies only the file's merges and never looks a whole pre-token
-    up, ranked BPE merges any two parts that make a token). Such a file loads with ``tokenizers``."""
+    up, ranked BPE merges any two parts that make a token). Such a file loads with ``tokenizers``.
+    ``left``: each merge's split (:func:`.deepseek_v4.replay`)."""
     if compiled_in_use:
         from .. import _bpe  # type: ignore[attr-defined]
-        from .bytelevel import token_string_to_bytes
         from .engines.compiled import _QWEN3_5, _class_table
 
-        vocab = model["vocab"]
-        left = array("I", bytes(4 * (max(ranks.values(), default=0) + 1)))
-        for merge in model["merges"]:
-            a, _, b = merge.partition(" ") if isinstance(merge, str) else (merge[0], " ", merge[1])
-            left[vocab[a + b]] = len(token_string_to_bytes(a) or b"")
         encoder = _bpe.build(ranks, _class_table(()), _QWEN3_5)  # (only its merging is used)
         found = _bpe.irregular(encoder, left)
     else:  # (tiktoken's ranks engine: ranked BPE too)

@@ -31,6 +31,7 @@ large corpora, every code point and hypothesis-generated text
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from ..errors import TokenizerLoadError
@@ -71,6 +72,11 @@ PATTERN = "|".join(_ALTERNATIVES)
 
 
 def ranks(model: Any, source: object, *, allow_ignore_merges: bool = False) -> dict[bytes, int]:
+    """:func:`replay`'s ranks."""
+    return replay(model, source, allow_ignore_merges=allow_ignore_merges)[0]
+
+
+def replay(model: Any, source: object, *, allow_ignore_merges: bool = False) -> tuple[dict[bytes, int], array]:
     """``bytes -> id`` of a byte-level BPE ``model`` (tokenizer.json's ``"model"``)
     whose merges can be replayed as ranks: every token but the added ones is a
     byte-level string, and merge ``k`` yields the token ``a + b`` whose id grows
@@ -79,7 +85,8 @@ def ranks(model: Any, source: object, *, allow_ignore_merges: bool = False) -> d
     also sit in the vocabulary) are left out. Anything else is a
     :class:`TokenizerLoadError`. ``allow_ignore_merges``: the caller checks that every token is built by
     its merges from its own bytes (then looking a whole pre-token up first, as ``ignore_merges`` does,
-    finds what the merges build)."""
+    finds what the merges build). Also returned: each merge's split, as the byte length of its left part
+    at its result's id (what :func:`toklane._bpe.irregular` checks against ranked BPE's own order)."""
     if not isinstance(model, dict) or model.get("type") != "BPE":
         raise TokenizerLoadError(source, "not a BPE model")
     for key in ("dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
@@ -92,12 +99,15 @@ def ranks(model: Any, source: object, *, allow_ignore_merges: bool = False) -> d
     if not isinstance(vocab, dict) or not isinstance(merges, list):
         raise TokenizerLoadError(source, "BPE model without vocab or merges")
     out: dict[bytes, int] = {}
+    size: dict[str, int] = {}
     for token, i in vocab.items():
         data = token_string_to_bytes(token)
         if data is not None:
             if data in out:
                 raise TokenizerLoadError(source, f"two tokens spell the same bytes ({token!r})")
             out[data] = i
+            size[token] = len(data)
+    left = array("I", bytes(4 * (max((i for i in vocab.values() if isinstance(i, int)), default=0) + 1)))
     last = -1
     for k, merge in enumerate(merges):
         a, sep, b = merge.partition(" ") if isinstance(merge, str) else (*merge[:1], " ", *merge[1:2])
@@ -105,9 +115,10 @@ def ranks(model: Any, source: object, *, allow_ignore_merges: bool = False) -> d
         if i is None or i <= last or a not in vocab or b not in vocab:
             raise TokenizerLoadError(source, f"merge {k} ({merge!r}) cannot be replayed as a rank")
         last = i
+        left[i] = size.get(a, 0)
     if len(out) != len(merges) + 256 or sum(len(b) == 1 for b in out) != 256:
         raise TokenizerLoadError(source, "the vocabulary is not 256 bytes plus one token per merge")
-    return out
+    return out, left
 
 
 # The pre-tokeniser :data:`PATTERN` reproduces, as tokenizer.json spells it.
