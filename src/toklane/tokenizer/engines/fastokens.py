@@ -198,6 +198,15 @@ def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: li
     )
 
 
+def _joined(encodings: list[Any]) -> list[int]:
+    """The ids of ``encodings`` end to end (``+=`` per part: ~7x a nested comprehension, which cost a third
+    of a long text's encode)."""
+    ids: list[int] = []
+    for encoding in encodings:
+        ids += encoding.ids
+    return ids
+
+
 class FastokensBackend:
     """A private ``fastokens.Tokenizer`` beside the exact backend it replaces (:func:`from_json`,
     :func:`from_ranks`)."""
@@ -271,7 +280,7 @@ class FastokensBackend:
             if len(bounds) > 2 and self.threads > 1:
                 pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
                 return self._run(
-                    lambda ps: [i for e in self._tok.encode_batch(ps, False, split_special_tokens) for i in e.ids],
+                    lambda ps: _joined(self._tok.encode_batch(ps, False, split_special_tokens)),
                     pieces,
                     lambda exact: exact.encode(text, split_special_tokens),
                 )
