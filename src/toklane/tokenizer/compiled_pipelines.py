@@ -4,8 +4,8 @@ A file runs on the compiled encoder (:mod:`.engines.compiled`) where its pre-tok
 compiles -- DeepSeek-V4's three splits (:mod:`.deepseek_v4`), or one isolated split by a family's
 pattern (Llama 3, Qwen2/3, Qwen3.5/3.6, o200k, tekken) before a byte-level step that adds no prefix
 space and runs no regex of its own -- its normaliser is none, NFC or NFKC, it decodes byte-level, its
-post-processor adds no token, and its added tokens are matched and decoded as they are written. Its merges must
-also replay as ranks (:func:`.deepseek_v4.ranks`, checked when it is built).
+post-processor adds no token, and its added tokens are matched and decoded as they are written. Its
+merges must also replay as ranks (:func:`.deepseek_v4.replay`, checked when it is built).
 
 NFC and NFKC run as HF ``tokenizers`` computes them (:class:`.engines.hf.HFNormalizer`: its Unicode
 tables are older than Python's), on the spans of text Python's tables say the form may change.
@@ -19,8 +19,9 @@ from typing import Any
 from . import deepseek_v4, patterns
 from .bytelevel import BYTE_TO_CHAR
 
-#: Single split patterns the compiled encoder runs, as a ``tokenizer.json`` spells them, and whose.
-#: (tiktoken's possessive cl100k spelling is left out: its ``$`` is a line anchor in HF tokenizers.)
+#: The single split patterns the compiled encoder runs, as a ``tokenizer.json`` spells them, each with the
+#: family it comes from (tiktoken's possessive cl100k spelling is left out: its ``$`` is a line anchor in
+#: HF tokenizers).
 SINGLE_SPLITS: dict[str, str] = {
     patterns.LLAMA3: "Llama 3's split",
     patterns.QWEN2: "Qwen2/3's split",
