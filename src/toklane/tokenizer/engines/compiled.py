@@ -257,9 +257,8 @@ class CompiledEngine:
         # (a starter that NFC never joins to what precedes it) after a non-space character (which
         # NFC never turns into a space, nor NFKC into text ending with one: tested on every code point),
         # or after a newline (which no character joins or reorders across); the parts' ends keep those
-        # characters. Each part's ids come back as a uint32
-        # array (the GIL released throughout); one list per text is then made from its parts'
-        # arrays at once (no list per part to join and free).
+        # characters. Each part's ids come back as a uint32 array (the GIL released throughout); one
+        # list per text is then made from its parts' arrays at once (no list per part to join and free).
         arrays = encode_parts(texts, self.threads, lambda part: self._array(self._prepare(part)))
         return [_bpe.join_ids(self._encoder, parts) for parts in arrays]
 
