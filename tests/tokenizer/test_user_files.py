@@ -337,6 +337,39 @@ def test_tokenizer_objects_of_one_vocabulary_share_its_replayed_ranks(tmp_path, 
             toklane.load_tokenizer(HFTokenizer.from_str(json.dumps(other)))
 
 
+def test_a_unigram_file_that_names_no_type_is_read_as_hf_reads_it(tmp_path, monkeypatch):
+    """HF reads a model with a list vocabulary and no ``type`` as Unigram: so does the engine chooser
+    (no fastokens plan for it), on load and when the file loads again from its remembered skeleton."""
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path / "cache"))
+    metaspace = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}
+    unk = {"id": 0, "content": "<unk>", "single_word": False, "lstrip": False, "rstrip": False}
+    data = {
+        "version": "1.0",
+        "added_tokens": [{**unk, "normalized": False, "special": True}],
+        "normalizer": None,
+        "pre_tokenizer": metaspace,
+        "post_processor": None,
+        "decoder": metaspace,
+        "model": {
+            "unk_id": 0,
+            "vocab": [["<unk>", 0.0], ["\u2581", -1.0], ["a", -2.0], ["b", -2.0], ["\u2581ab", -1.5]],
+        },
+    }
+    folder = tmp_path / "unigram"
+    folder.mkdir()
+    target = folder / "tokenizer.json"
+    target.write_text(json.dumps(data), encoding="utf-8")
+    from toklane.tokenizer import registry
+
+    first = registry._read_path(target, str(target))
+    again = _read_again_without_parsing(monkeypatch, target)
+    for tok in (first, again):
+        assert tok.engine == "tokenizers" and "Unigram" in tok.engine_reason, tok.engine_reason
+        assert "not fastokens: a Unigram model" in tok.engine_reason, tok.engine_reason
+    hf = HFTokenizer.from_str(json.dumps(data))
+    assert again.encode("ab ab ba") == hf.encode("ab ab ba", add_special_tokens=False).ids
+
+
 def test_a_file_refused_for_the_compiled_encoder_is_not_tried_again(tmp_path, monkeypatch):
     """A family split over merges that do not replay as ranks loads on HF tokenizers, and a later load
     of the same text takes HF tokenizers at once, with the same reason, without replaying them."""

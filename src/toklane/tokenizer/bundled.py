@@ -594,10 +594,13 @@ def _skeleton(data: Any) -> Any:
     engine reads once the ranks come from the disk cache (the vocabulary keeps the added tokens' texts,
     which the engine chooser looks up)."""
     model = data["model"]
-    vocab = model.get("vocab") if isinstance(model.get("vocab"), dict) else {}
+    vocab = model.get("vocab")
     added = [t["content"] for t in data.get("added_tokens") or []]
     kept = {k: v for k, v in model.items() if k not in ("vocab", "merges")}
-    kept["vocab"] = {c: vocab[c] for c in added if c in vocab}  # (in the file's order: the same image each time)
+    if isinstance(vocab, dict):  # (in the file's order: the same image each time)
+        kept["vocab"] = {c: vocab[c] for c in added if c in vocab}
+    else:  # (a Unigram list: still a list, which tells the model's kind where it names none)
+        kept["vocab"] = []
     return {**data, "model": kept}
 
 
@@ -868,14 +871,14 @@ def _seen_ids(text: str) -> list[int] | None:
 
 
 def _file_ids(data: Any) -> list[int] | None:
-    """Every id a checked tokenizer.json holds (HF's ``get_vocab(with_added_tokens=True)`` values), or None
-    where its model keeps no id map (Unigram's list: HF then says)."""
+    """Every id a checked tokenizer.json holds (HF's ``get_vocab(with_added_tokens=True)`` values: a
+    Unigram list's are its positions), or None where its model holds no vocabulary (HF then says)."""
     model = data.get("model") if isinstance(data, dict) else None
     vocab = model.get("vocab") if isinstance(model, dict) else None
-    if not isinstance(vocab, dict) or not vocab:
+    if not isinstance(vocab, (dict, list)) or not vocab:
         return None
     added = data.get("added_tokens") or []
-    return [*vocab.values(), *(t["id"] for t in added)]
+    return [*(vocab.values() if isinstance(vocab, dict) else range(len(vocab))), *(t["id"] for t in added)]
 
 
 def _hf_tokenizer(

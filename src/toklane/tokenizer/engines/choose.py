@@ -64,8 +64,8 @@ def fastokens_refusal(pipeline: Pipeline, *, conflict: str | None = _UNSEEN) -> 
     if not fastokens.available():
         return "fastokens is not installed"
     model = pipeline.model
-    if (model.get("type") or "BPE") != "BPE":
-        return f"a {model.get('type')} model is not proven exact on fastokens"
+    if pipeline.model_type != "BPE":
+        return f"a {pipeline.model_type} model is not proven exact on fastokens"
     for key in ("dropout", "continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key) is not None:
             return f"BPE option {key} is not proven exact on fastokens"

@@ -107,9 +107,14 @@ class Pipeline:
         self.added_tokens: list[dict[str, Any]] = [t for t in added or () if isinstance(t, dict)]
 
     @property
+    def model_type(self) -> str:
+        """The model's type as HF reads it: its ``type``, else ``Unigram`` for a list vocabulary, else ``BPE``."""
+        return self.model.get("type") or ("Unigram" if isinstance(self.model.get("vocab"), list) else "BPE")
+
+    @property
     def kind(self) -> str:
         """``byte-level BPE``, ``SentencePiece BPE`` (byte fallback or a ``▁`` space), ``Unigram``, ...: in words."""
-        model = self.model.get("type") or ("Unigram" if isinstance(self.model.get("vocab"), list) else "BPE")
+        model = self.model_type
         if model != "BPE":
             return model
         if any(step.get("type") == "ByteLevel" for step in (*self.pre_tokenizers, *self.decoders)):
@@ -121,7 +126,7 @@ class Pipeline:
     def describe(self) -> str:
         """The pipeline in one line: ``NFC -> Split(Isolated) -> ByteLevel -> BPE``."""
         parts = [_step_name(step) for step in (*self.normalizers, *self.pre_tokenizers)]
-        model = self.model.get("type") or "BPE"
+        model = self.model_type
         options = [k for k in ("ignore_merges", "byte_fallback") if self.model.get(k)]
         parts.append(model + (f"({', '.join(options)})" if options else ""))
         return " -> ".join(parts)
