@@ -404,6 +404,23 @@ ascii_punct(Py_UCS4 c)
     return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
 }
 
+/* The whitespace alternatives at i, a whitespace character: 5 \s*[\r\n]+ (the run up to its last \r or
+ * \n), else 6 \s+(?!\S) (the whole run where it ends the text or a class in lookahead_ok follows it,
+ * the run less its last space otherwise), else 7 \s+ (a lone space). */
+static inline Py_ssize_t
+space_run(const Text *t, Py_ssize_t i, uint8_t lookahead_ok)
+{
+    Py_ssize_t n = t->n, w, last_newline = -1;
+    for (w = i; w < n && (cls(t, w) & C_WS); w++)
+        if (ch(t, w) == '\r' || ch(t, w) == '\n')
+            last_newline = w;
+    if (last_newline >= 0) /* 5 */
+        return last_newline + 1;
+    if (w == n || (cls(t, w) & lookahead_ok)) /* 6 */
+        return w;
+    return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
+}
+
 /* The end of the pre-token that starts at i, for toklane.tokenizer.deepseek_v4.PATTERN:
  *   1 [^\r\n L P S N CJK]? LM+      2 [ASCII punct][A-Za-z]+     3 ' '?PS+[\r\n]*
  *   4 \p{N}{1,3}     5 \s*[\r\n]+     6 \s+(?![^\s N CJK])     7 \s+     8 CJK+
@@ -439,17 +456,8 @@ ds_piece(const Text *t, Py_ssize_t i)
             ;
         return j;
     }
-    if (f & C_WS) {
-        Py_ssize_t w, last_newline = -1;
-        for (w = i; w < n && (cls(t, w) & C_WS); w++)
-            if (ch(t, w) == '\r' || ch(t, w) == '\n')
-                last_newline = w;
-        if (last_newline >= 0) /* 5: \s* gives back up to the last \r or \n of the run */
-            return last_newline + 1;
-        if (w == n || (cls(t, w) & (C_N | C_CJK))) /* 6: the run, where the lookahead holds after it */
-            return w;
-        return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
-    }
+    if (f & C_WS) /* 5, 6, 7: the lookahead (?!\S) holds before a digit or CJK (another segment) */
+        return space_run(t, i, C_N | C_CJK);
     if (f & C_CJK) { /* 8 */
         for (j = i + 1; j < n && (cls(t, j) & C_CJK); j++)
             ;
@@ -480,17 +488,8 @@ punct_or_space(const Text *t, Py_ssize_t i, uint8_t not_pso, int slash)
             j++;
         return j;
     }
-    if (f & C_WS) {
-        Py_ssize_t w, last_newline = -1;
-        for (w = i; w < n && (cls(t, w) & C_WS); w++)
-            if (ch(t, w) == '\r' || ch(t, w) == '\n')
-                last_newline = w;
-        if (last_newline >= 0) /* 5 */
-            return last_newline + 1;
-        if (w == n) /* 6: the lookahead holds at the end */
-            return w;
-        return w - i >= 2 ? w - 1 : w; /* 6 with its last space given back, else 7 */
-    }
+    if (f & C_WS)
+        return space_run(t, i, 0);
     return -1;
 }
 
