@@ -24,6 +24,7 @@ from tests.profiles import examples
 from tests.references import CORPUS
 from toklane.errors import TokenizerLoadError
 from toklane.tokenizer import deepseek_v4
+from toklane.tokenizer.compiled_pipelines import CompiledPipeline, compiled_pipeline
 
 _hf: list = []
 
@@ -196,13 +197,19 @@ def _data(deepseek_json) -> dict:
 
 def test_the_bundled_file_is_the_one_the_pattern_reproduces(deepseek_json):
     data = _data(deepseek_json)
-    assert deepseek_v4.compatible(data)
+    assert compiled_pipeline(data) == CompiledPipeline(deepseek_v4.PATTERN, None, "DeepSeek-V4's pre-tokeniser")
     changed = copy.deepcopy(data)
     changed["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = r"\p{N}"
-    assert not deepseek_v4.compatible(changed)
+    assert compiled_pipeline(changed) is None
     changed = copy.deepcopy(data)
-    changed["normalizer"] = {"type": "NFC"}
-    assert not deepseek_v4.compatible(changed)
+    changed["normalizer"] = {"type": "NFD"}
+    assert compiled_pipeline(changed) is None
+    changed["normalizer"] = {"type": "NFC"}  # (read, but its FIM tokens are matched in the NFC text)
+    nfc = compiled_pipeline(changed)
+    assert (nfc.pattern, nfc.form) == (deepseek_v4.PATTERN, "NFC") and "NFC-normalised" in nfc.refusal
+    changed = copy.deepcopy(data)
+    changed["added_tokens"][0]["lstrip"] = True
+    assert "single_word/lstrip/rstrip" in compiled_pipeline(changed).refusal
 
 
 def test_merges_that_are_not_in_id_order_are_refused(deepseek_json):

@@ -136,30 +136,3 @@ PRE_TOKENIZER = {
         {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
     ],
 }
-
-
-def compatible(data: Any) -> bool:
-    """Whether a parsed tokenizer.json is one :data:`PATTERN` and :func:`ranks`
-    reproduce: no normaliser, exactly DeepSeek-V4's pre-tokeniser, byte-level
-    decoding, no post-processor that adds tokens, and added tokens matched as
-    plain strings."""
-    if not isinstance(data, dict):
-        return False
-    normalizer = data.get("normalizer")
-    post = data.get("post_processor")
-    added = data.get("added_tokens")
-    return (
-        normalizer in (None, {"type": "Sequence", "normalizers": []})
-        and data.get("pre_tokenizer") == PRE_TOKENIZER
-        and isinstance(data.get("decoder"), dict)
-        and data["decoder"].get("type") == "ByteLevel"
-        and (post is None or (isinstance(post, dict) and post.get("type") == "ByteLevel"))
-        and isinstance(added, list)
-        and all(
-            isinstance(t, dict)
-            and isinstance(t.get("content"), str)
-            and isinstance(t.get("id"), int)
-            and not (t.get("single_word") or t.get("lstrip") or t.get("rstrip"))
-            for t in added
-        )
-    )
