@@ -98,6 +98,10 @@ def ranks_engine(
     the reference of an engine that is probed itself (:func:`.engines.compiled.compiled_engine`)."""
     check_ranks(ranks, source, offset=offset)
     where = str(source)
+    if probe and patterns.can_match_empty(pattern):
+        raise TokenizerLoadError(
+            source, "the pre-tokenisation pattern can match the empty string (tiktoken's engine cannot run it)"
+        )
 
     def build() -> TiktokenEngine:
         engine = TiktokenEngine(name, pattern, ranks, nfc=nfc, normalize=normalize, splittable=splittable)
@@ -115,6 +119,8 @@ def _probed(engine: Any, where: str, source: Any) -> Any:
     request)."""
 
     def probe() -> bytes:
+        if engine.encode_ordinary(""):  # the empty text too: an empty match would panic here
+            return b""
         return engine.decode_bytes(engine.encode_ordinary(PROBE_TEXT))
 
     normalized = getattr(engine, "normalized", None)

@@ -5,6 +5,11 @@ the models' ``tokenizer.json`` files); BPE merges never cross a match of the
 pattern, so the pattern is as much a part of the tokenizer as its ranks.
 """
 
+from __future__ import annotations
+
+import re
+import warnings
+
 CL100K = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
@@ -51,3 +56,24 @@ TEKKEN = (
 # than the possessive one, so it is the one fastokens gets (the upgrade's probes read every code point
 # both ways, and tests/tokenizer/test_exactness.py compares the upgraded engine with tiktoken's ids).
 FASTOKENS_SPELLING = {CL100K: LLAMA3}
+
+
+# A regex escape: ``\p{..}``/``\pX`` Unicode classes (which Python's ``re`` lacks), or any other one.
+_ESCAPE = re.compile(r"\\(?:[pP](?:\{[^}]*\}|[A-Za-z])|.)", re.S)
+
+
+def can_match_empty(pattern: str) -> bool | None:
+    """Whether a pre-tokenisation pattern has a way to match the empty string (its shortest match is
+    empty, lookarounds aside, so a ``True`` is conservative): tiktoken's engine panics on an empty
+    match. Read by Python's own regex parser with each ``\\p{..}`` class as ``\\w`` (one character
+    either way); ``None`` where that parser cannot read the pattern."""
+    from re import _parser  # the parser's width bounds: Python's re exposes no public form
+
+    spelled = _ESCAPE.sub(lambda m: r"\w" if m.group()[1] in "pP" else m.group(), pattern)
+    try:
+        with warnings.catch_warnings():  # "possible nested set": class operations read as literals
+            warnings.simplefilter("ignore", FutureWarning)
+            shortest = _parser.parse(spelled).getwidth()[0]
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    return shortest == 0
