@@ -189,7 +189,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                 loaded[spec] = (exc, 0.0)
                 return
 
-    loader = threading.Thread(target=preload, name="toklane-preload", daemon=True)
+    # Not a daemon: a daemon thread stopped at exit inside an engine's native build aborts the process.
+    loader = threading.Thread(target=preload, name="toklane-preload")
     loader.start()
     import uvicorn
 

@@ -612,6 +612,26 @@ def test_ski_rental_starts_the_build_once_encoding_has_paid_for_it(tmp_path, mon
     assert upgrade.run_now() and tok.engine == "fastokens"
 
 
+def test_a_process_that_ends_during_the_build_exits_cleanly(tmp_path):
+    """A script that ends while fastokens builds (``eager``: right after load) exits 0: the build thread
+    is no daemon, which Python would stop at exit inside fastokens' Rust frames (an abort, exit 134)."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "tokenizer.json"
+    split = {"type": "Split", "pattern": {"Regex": r"\p{L}+|\s+|[^\s\p{L}]+"}, "behavior": "Isolated", "invert": False}
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    pre = {"type": "Sequence", "pretokenizers": [split, byte_level]}
+    path.write_text(pipelines.tokenizer_json(pre), encoding="utf-8")
+    script = f"import toklane; t = toklane.load_tokenizer({str(path)!r}); print(t._upgrade.state, t.encode('hi'))"
+    env = {**os.environ, "TOKLANE_FASTOKENS": "eager", "TOKLANE_CACHE_DIR": str(tmp_path / "cache")}
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert run.stdout.split()[0] in ("building", "done")
+
+
 def test_a_regex_that_fails_on_adversarial_text_is_a_documented_error_on_every_engine(tmp_path):
     pre = {
         "type": "Sequence",
@@ -703,7 +723,7 @@ def test_sentencepiece_style_tokenizer_json_equals_hf(sentencepiece_style, texts
 def test_auto_builds_fastokens_for_a_bundled_vocabulary_once_it_paid(monkeypatch):
     """TOKLANE_FASTOKENS=auto (the default) on a bundled vocabulary (a user file: the test above): the
     tokenizer serves on the engine it loads with, counting the work; once that reaches the build's
-    expected time, fastokens is built on a daemon thread and swapped in, and every call before, during
+    expected time, fastokens is built on a thread of its own and swapped in, and every call before, during
     and after gives the same ids."""
     monkeypatch.setenv("TOKLANE_FASTOKENS", "auto")
     from toklane.tokenizer.registry import bundled_table

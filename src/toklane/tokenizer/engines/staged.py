@@ -11,8 +11,10 @@ choice made in hindsight, however much text follows -- a CLI call on a small fil
 build; a server or a corpus job pays it once, early. While counting, each encode call costs one
 attribute update more (~0.1 us); after the swap, nothing.
 
-The build runs on a daemon thread (fastokens releases the GIL while it builds). The new engine must
-give the ids, the special-token template and the decoded text of the old one on probe texts
+The build runs on its own thread (fastokens releases the GIL while it builds); not a daemon one, so a
+process that ends during a build waits for it (under a second) rather than abort: Python stops daemon
+threads at exit with a forced unwind, which aborts the process where it crosses fastokens' Rust
+frames. The new engine must give the ids, the special-token template and the decoded text of the old one on probe texts
 (:data:`PROBES`) before it is swapped in; otherwise the first engine stays and
 ``Tokenizer.engine_reason`` says why. In-flight calls finish on the engine they started on; both are
 exact, so which one serves a call never changes its result.
@@ -80,12 +82,12 @@ class Upgrade:
         self._done = threading.Event()
 
     def start(self) -> None:
-        """Start the build on a daemon thread (once)."""
+        """Start the build on a thread (once; not a daemon: see the module docstring)."""
         with self._lock:
             if self.state != "pending":
                 return
             self.state = "building"
-        threading.Thread(target=self._run, name=f"toklane-{self.target}-build", daemon=True).start()
+        threading.Thread(target=self._run, name=f"toklane-{self.target}-build").start()
 
     def run_now(self) -> bool:
         """Build and swap on this thread (or wait for a build under way); whether the new engine is in use."""
