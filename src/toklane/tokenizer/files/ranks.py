@@ -53,19 +53,14 @@ def _packed_ranks_sound(ranks: PackedRanks, offset: int) -> bool:
 
 
 def _ranks_in_range(ranks: Mapping[bytes, int], offset: int) -> bool:
-    """Whether the ranks are ints ``offset..offset+N-1``, each once, found with numpy
-    (~10x the Python loop, which then only runs to name what is wrong)."""
-    import numpy as np
-
+    """Whether the ranks are ints ``offset..offset+N-1``, each once: N distinct ints from the lowest to
+    the highest of that range (C-speed builtins, ~15 ms for 128K ranks, and no numpy import, ~0.1 s on a
+    first load; the Python loop then only runs to name what is wrong)."""
     values = ranks.values()
-    if not values or set(map(type, values)) != {int}:
+    n = len(values)
+    if not n or set(map(type, values)) != {int}:
         return False
-    try:
-        found = np.fromiter(values, dtype=np.int64, count=len(ranks)) - offset
-    except OverflowError:
-        return False
-    n = len(found)
-    return bool(found.min() >= 0 and found.max() < n and np.bincount(found, minlength=n).max() == 1)
+    return min(values) == offset and max(values) == offset + n - 1 and len(set(values)) == n
 
 
 # --------------------------------------------------------------------------- .tiktoken
