@@ -15,6 +15,7 @@
  * irregular(encoder, left=None) -> the ranks of tokens rank BPE (or merge rules) does not build.
  * packed_check(payload) -> what a ranks payload holds (layout, dense ranks, single bytes, lowest).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
+ * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
  * flag_scan(flags, prefixes, text) -> the positions the quicktok engines check (toklane.tokenizer
  *   .quickranks.CheckedEngine: characters quicktok may read differently, irregular tokens' starts).
@@ -1068,6 +1069,54 @@ rules_build(const Encoder *e, const uint32_t *left, uint32_t n_left, const uint8
     return built;
 }
 
+/* Whether ranked BPE builds token r from its own bytes p[0:n) by merges that are each the rule of the
+ * token they make (left[t]: the byte length of rule t's left part): then HF's merge rules build it the
+ * same way (their candidates are a subset of ranked BPE's, and ranked BPE's choice, lowest and leftmost,
+ * is among them at every step). 1: built so; 0: ranked BPE does not build r; 2: a merge is not its
+ * token's rule (undecided: rules_build decides); -1: out of memory. One pass of ranked BPE, each pair's
+ * rank looked up once (rules_build looks every pair up again after each merge). */
+static int
+ranked_rules_build(const Encoder *e, const uint32_t *left, uint32_t n_left, const uint8_t *p, size_t n, uint32_t r)
+{
+    uint32_t small[2 * (SHORT_PIECE + 1)];
+    uint32_t *start = n < SHORT_PIECE ? small : malloc(2 * (n + 1) * sizeof(uint32_t));
+    if (start == NULL)
+        return -1;
+    uint32_t *rank = start + n + 1;
+    size_t m = n + 1;
+    for (size_t i = 0; i < m; i++) {
+        start[i] = (uint32_t)i;
+        rank[i] = i + 2 < m ? rank_of(e, p + i, 2) : NO_RANK;
+    }
+    int result = 1;
+    for (;;) {
+        uint32_t best = NO_RANK;
+        size_t at = 0;
+        for (size_t i = 0; i + 1 < m; i++)
+            if (rank[i] < best) {
+                best = rank[i];
+                at = i;
+            }
+        if (best == NO_RANK)
+            break;
+        if (best >= n_left || left[best] != start[at + 1] - start[at]) {
+            result = 2;
+            break;
+        }
+        rank[at] = at + 3 < m ? rank_of(e, p + start[at], start[at + 3] - start[at]) : NO_RANK;
+        if (at > 0)
+            rank[at - 1] = rank_of(e, p + start[at - 1], start[at + 2] - start[at - 1]);
+        memmove(start + at + 1, start + at + 2, (m - at - 2) * sizeof(uint32_t));
+        memmove(rank + at + 1, rank + at + 2, (m - at - 2) * sizeof(uint32_t));
+        m--;
+    }
+    if (result == 1)
+        result = m == 2 && rank_of(e, p, n) == r;
+    if (start != small)
+        free(start);
+    return result;
+}
+
 /* irregular(encoder, left=None) -> the ranks of the tokens that rank BPE does not build from their own
  * bytes (they merge into other tokens, or not at all) and, given left (the byte length of each token's
  * rule's left part, native uint32 per rank, 0 for none), that HF's merge rules do not build from them
@@ -1105,20 +1154,29 @@ bpe_irregular(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (size < 2)
             continue;
         const uint8_t *p = e->blob + (e->by_rank[r] >> 32);
-        out.n = 0;
-        int got = size >= SHORT_PIECE ? merge_long(e, p, size, &out) : merge_short(e, p, size, &out);
-        if (got == -2 || out.failed) {
+        /* given left, one pass decides most tokens; the undecided (and all, without left) take two */
+        int both = left != NULL ? ranked_rules_build(e, left, n_left, p, size, r) : 2;
+        if (both < 0) {
             status = -2;
             break;
         }
-        int bad = got == -1 || out.n != 1 || out.v[0] != r;
-        if (!bad && left != NULL) {
-            int rules = rules_build(e, left, n_left, p, size, r);
-            if (rules < 0) {
+        int bad = !both;
+        if (both == 2) {
+            out.n = 0;
+            int got = size >= SHORT_PIECE ? merge_long(e, p, size, &out) : merge_short(e, p, size, &out);
+            if (got == -2 || out.failed) {
                 status = -2;
                 break;
             }
-            bad = !rules;
+            bad = got == -1 || out.n != 1 || out.v[0] != r;
+            if (!bad && left != NULL) {
+                int rules = rules_build(e, left, n_left, p, size, r);
+                if (rules < 0) {
+                    status = -2;
+                    break;
+                }
+                bad = !rules;
+            }
         }
         if (bad) {
             PyObject *rank = PyLong_FromUnsignedLong(r);
@@ -1459,6 +1517,184 @@ bpe_flag_scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+/* GPT-2's byte-level alphabet read back: byte_of[c] is the byte character c stands for, -1 where c is
+ * not one of the 256 (toklane.tokenizer.bytelevel: printable bytes stand for themselves, the others
+ * for 256, 257, ... in byte order; the last is U+0143). */
+#define BYTE_LEVEL_CHARS 0x144
+static void
+byte_level_table(int16_t byte_of[BYTE_LEVEL_CHARS])
+{
+    for (int c = 0; c < BYTE_LEVEL_CHARS; c++)
+        byte_of[c] = -1;
+    int shifted = 0;
+    for (int b = 0; b < 256; b++) {
+        int printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+        byte_of[printable ? b : 256 + shifted++] = (int16_t)b;
+    }
+}
+
+/* The bytes a byte-level token string spells (a new bytes object), Py_None (a new reference) where a
+ * character is outside the alphabet, NULL on an error. */
+static PyObject *
+byte_level_bytes(const int16_t byte_of[BYTE_LEVEL_CHARS], PyObject *token)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(token);
+    int kind = PyUnicode_KIND(token);
+    const void *data = PyUnicode_DATA(token);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    if (out == NULL)
+        return NULL;
+    char *b = PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= BYTE_LEVEL_CHARS || byte_of[c] < 0) {
+            Py_DECREF(out);
+            return Py_NewRef(Py_None);
+        }
+        b[i] = (char)byte_of[c];
+    }
+    return out;
+}
+
+/* The byte length a merge part spells (0 where it is not a byte-level string). */
+static uint32_t
+byte_level_size(const int16_t byte_of[BYTE_LEVEL_CHARS], PyObject *part)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(part);
+    int kind = PyUnicode_KIND(part);
+    const void *data = PyUnicode_DATA(part);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= BYTE_LEVEL_CHARS || byte_of[c] < 0)
+            return 0;
+    }
+    return (uint32_t)n;
+}
+
+/* replay(vocab, merges) -> (ranks, left) or (None, what, detail): toklane.tokenizer.deepseek_v4.replay's
+ * two passes (which holds the contract, the option checks and the messages; its Python body is the
+ * reference where this module is not built). ranks: bytes -> id of each byte-level token of vocab (a
+ * dict str -> non-negative int); left: native uint32 per id, the byte length of the left part of the
+ * merge that makes it. Failures: ("same-bytes", token) two tokens spell the same bytes; ("merge", k)
+ * merge k is not "a b" (or [a, b]) of two tokens whose joined token's id exceeds the last merge's;
+ * ("counts", None) the vocabulary is not 256 bytes plus one token per merge. */
+static PyObject *
+bpe_replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyDict_Check(args[0]) || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "replay(vocab: dict, merges: list)");
+        return NULL;
+    }
+    PyObject *vocab = args[0], *merges = args[1];
+    int16_t byte_of[BYTE_LEVEL_CHARS];
+    byte_level_table(byte_of);
+    PyObject *ranks = PyDict_New(), *left = NULL, *failed = NULL;
+    if (ranks == NULL)
+        return NULL;
+    long top = 0;
+    Py_ssize_t pos = 0, singles = 0;
+    PyObject *token, *id;
+    while (PyDict_Next(vocab, &pos, &token, &id)) {
+        if (PyLong_Check(id)) {
+            long v = PyLong_AsLong(id);
+            if (v == -1 && PyErr_Occurred())
+                goto error;
+            if (v > top)
+                top = v;
+        }
+        if (!PyUnicode_Check(token))
+            continue;
+        PyObject *spelled = byte_level_bytes(byte_of, token);
+        if (spelled == NULL)
+            goto error;
+        if (spelled == Py_None) {
+            Py_DECREF(spelled);
+            continue;
+        }
+        int seen = PyDict_Contains(ranks, spelled);
+        if (seen == 0)
+            seen = PyDict_SetItem(ranks, spelled, id) < 0 ? -1 : 0;
+        else if (seen == 1)
+            failed = Py_BuildValue("(OsO)", Py_None, "same-bytes", token);
+        singles += PyBytes_GET_SIZE(spelled) == 1;
+        Py_DECREF(spelled);
+        if (seen < 0)
+            goto error;
+        if (failed != NULL)
+            goto done;
+    }
+    if (top >= (long)UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "replay: a token id past 2**32");
+        goto error;
+    }
+    left = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(top + 1) * (Py_ssize_t)sizeof(uint32_t));
+    if (left == NULL)
+        goto error;
+    uint32_t *split = (uint32_t *)PyByteArray_AS_STRING(left);
+    memset(split, 0, (size_t)(top + 1) * sizeof(uint32_t));
+    long last = -1;
+    Py_ssize_t n_merges = PyList_GET_SIZE(merges);
+    for (Py_ssize_t k = 0; k < n_merges; k++) {
+        PyObject *merge = PyList_GET_ITEM(merges, k), *a = NULL, *b = NULL;
+        if (PyUnicode_Check(merge)) {
+            Py_ssize_t at = PyUnicode_FindChar(merge, ' ', 0, PyUnicode_GET_LENGTH(merge), 1);
+            if (at == -2)
+                goto error;
+            if (at >= 0) {
+                a = PyUnicode_Substring(merge, 0, at);
+                b = a == NULL ? NULL : PyUnicode_Substring(merge, at + 1, PyUnicode_GET_LENGTH(merge));
+                if (b == NULL) {
+                    Py_XDECREF(a);
+                    goto error;
+                }
+            }
+        } else if (PyList_Check(merge) && PyList_GET_SIZE(merge) == 2 && PyUnicode_Check(PyList_GET_ITEM(merge, 0)) &&
+                   PyUnicode_Check(PyList_GET_ITEM(merge, 1))) {
+            a = Py_NewRef(PyList_GET_ITEM(merge, 0));
+            b = Py_NewRef(PyList_GET_ITEM(merge, 1));
+        }
+        long i = -1;
+        if (a != NULL) {
+            PyObject *joined = PyUnicode_Concat(a, b);
+            PyObject *made = joined == NULL ? NULL : PyDict_GetItemWithError(vocab, joined);
+            Py_XDECREF(joined);
+            int known = made == NULL ? -1 : PyDict_Contains(vocab, a);
+            if (known == 1)
+                known = PyDict_Contains(vocab, b);
+            if (made != NULL && known == 1 && PyLong_Check(made)) {
+                i = PyLong_AsLong(made);
+                if (i >= 0)
+                    split[i] = byte_level_size(byte_of, a);
+            }
+            Py_DECREF(a);
+            Py_DECREF(b);
+            if (PyErr_Occurred())
+                goto error;
+        }
+        if (i < 0 || i <= last) {
+            failed = Py_BuildValue("(Osn)", Py_None, "merge", k);
+            goto done;
+        }
+        last = i;
+    }
+    if (PyDict_GET_SIZE(ranks) != n_merges + 256 || singles != 256)
+        failed = Py_BuildValue("(OsO)", Py_None, "counts", Py_None);
+done:
+    if (failed != NULL) {
+        Py_DECREF(ranks);
+        Py_XDECREF(left);
+        return failed;
+    }
+    PyObject *result = PyTuple_Pack(2, ranks, left);
+    Py_DECREF(ranks);
+    Py_DECREF(left);
+    return result;
+error:
+    Py_DECREF(ranks);
+    Py_XDECREF(left);
+    return NULL;
+}
+
 static PyMethodDef bpe_methods[] = {
     {"flag_scan", (PyCFunction)(void (*)(void))bpe_flag_scan, METH_FASTCALL,
      "flag_scan(flags, prefixes, text) -> (hits, shorts, candidates, windows) as bytes, or None for a "
@@ -1474,6 +1710,8 @@ static PyMethodDef bpe_methods[] = {
     {"irregular", (PyCFunction)(void (*)(void))bpe_irregular, METH_FASTCALL,
      "irregular(encoder, left=None) -> the ranks of tokens rank BPE (or, given left, HF's merge rules) "
      "does not build from their own bytes"},
+    {"replay", (PyCFunction)(void (*)(void))bpe_replay, METH_FASTCALL,
+     "replay(vocab, merges) -> (ranks, left) of a byte-level BPE model's merges, or (None, what, detail)"},
     {"decode", (PyCFunction)(void (*)(void))bpe_decode, METH_FASTCALL,
      "decode(encoder, ids) -> the ids' bytes joined, or None where one is not a rank"},
     {"encode", (PyCFunction)(void (*)(void))bpe_encode, METH_FASTCALL,

@@ -38,7 +38,7 @@ from .engines import quickranks
 from .engines.base import AddedToken, Backend
 from .engines.choose import choose_engine, without_normalizer
 from .engines.compiled import NATIVE as compiled_in_use
-from .engines.compiled import CompiledEngine, compiled_engine, is_nfkc
+from .engines.compiled import CompiledEngine, compiled_engine, irregular_ranks, is_nfkc
 from .engines.compiled import handles as compiled_handles
 from .engines.hf import HF_NORMALIZERS, HFBackend
 from .engines.quickranks import CheckedEngine
@@ -699,14 +699,8 @@ def _refuse_irregular(ranks: dict[bytes, int], left: array, source: str) -> None
     vocabulary extended by hand: HF applies only the file's merges and never looks a whole pre-token
     up, ranked BPE merges any two parts that make a token). Such a file loads with ``tokenizers``.
     ``left``: each merge's split (:func:`.deepseek_v4.replay`)."""
-    if compiled_in_use:
-        from .. import _bpe  # type: ignore[attr-defined]
-        from .engines.compiled import _QWEN3_5, _class_table
-
-        encoder = _bpe.build(ranks, _class_table(()), _QWEN3_5)  # (only its merging is used)
-        found = _bpe.irregular(encoder, left)
-    else:  # (tiktoken's ranks engine: ranked BPE too)
-        found = irregular.find_irregular(ranks)
+    # (tiktoken's ranks engine, where the compiled one is not in use: ranked BPE too)
+    found = irregular_ranks(ranks, left) if compiled_in_use else irregular.find_irregular(ranks)
     if found:
         by_id = {i: t for t, i in ranks.items()}
         shown = ", ".join(repr(by_id[i].decode("utf-8", "replace")) for i in sorted(found)[:3])

@@ -29,9 +29,10 @@ def _byte_to_char() -> list[str]:
 BYTE_TO_CHAR: tuple[str, ...] = tuple(_byte_to_char())
 CHAR_TO_BYTE: dict[str, int] = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
 
-# latin-1 char (== byte value) -> byte-level char, and back.
+# latin-1 char (== byte value) -> byte-level char, and back; a latin-1 char outside the alphabet (space,
+# controls, U+007F-U+00A0, U+00AD) becomes U+FFFF, which latin-1 cannot encode: not a byte-level token.
 _ENCODE_TABLE = {b: c for b, c in enumerate(BYTE_TO_CHAR)}
-_DECODE_TABLE = {ord(c): chr(b) for b, c in enumerate(BYTE_TO_CHAR)}
+_DECODE_TABLE = {c: "\uffff" for c in range(256)} | {ord(c): chr(b) for b, c in enumerate(BYTE_TO_CHAR)}
 
 
 def bytes_to_token_string(data: bytes) -> str:

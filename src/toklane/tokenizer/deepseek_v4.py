@@ -98,6 +98,28 @@ def replay(model: Any, source: object, *, allow_ignore_merges: bool = False) -> 
     merges = model.get("merges")
     if not isinstance(vocab, dict) or not isinstance(merges, list):
         raise TokenizerLoadError(source, "BPE model without vocab or merges")
+    from .engines.compiled import replay_merges
+
+    native = replay_merges(vocab, merges)
+    if native is None:
+        return _replay(vocab, merges, source)
+    if native[0] is None:  # (what failed, and where: the messages below)
+        what, detail = native[1:]
+        if what == "same-bytes":
+            raise TokenizerLoadError(source, f"two tokens spell the same bytes ({detail!r})")
+        if what == "merge":
+            raise TokenizerLoadError(source, f"merge {detail} ({merges[detail]!r}) cannot be replayed as a rank")
+        raise TokenizerLoadError(source, _NOT_ONE_PER_MERGE)
+    left = array("I")
+    left.frombytes(native[1])
+    return native[0], left
+
+
+_NOT_ONE_PER_MERGE = "the vocabulary is not 256 bytes plus one token per merge"
+
+
+def _replay(vocab: dict[str, Any], merges: list[Any], source: object) -> tuple[dict[bytes, int], array]:
+    """:func:`replay`'s two passes in Python (where ``toklane._bpe`` is not built: its reference)."""
     out: dict[bytes, int] = {}
     size: dict[str, int] = {}
     for token, i in vocab.items():
@@ -110,14 +132,19 @@ def replay(model: Any, source: object, *, allow_ignore_merges: bool = False) -> 
     left = array("I", bytes(4 * (max((i for i in vocab.values() if isinstance(i, int)), default=0) + 1)))
     last = -1
     for k, merge in enumerate(merges):
-        a, sep, b = merge.partition(" ") if isinstance(merge, str) else (*merge[:1], " ", *merge[1:2])
+        if isinstance(merge, str):
+            a, sep, b = merge.partition(" ")
+        elif isinstance(merge, list) and len(merge) == 2:
+            (a, b), sep = merge, " "
+        else:
+            a = b = sep = None
         i = vocab.get(a + b) if sep and isinstance(a, str) and isinstance(b, str) else None
         if i is None or i <= last or a not in vocab or b not in vocab:
             raise TokenizerLoadError(source, f"merge {k} ({merge!r}) cannot be replayed as a rank")
         last = i
         left[i] = size.get(a, 0)
     if len(out) != len(merges) + 256 or sum(len(b) == 1 for b in out) != 256:
-        raise TokenizerLoadError(source, "the vocabulary is not 256 bytes plus one token per merge")
+        raise TokenizerLoadError(source, _NOT_ONE_PER_MERGE)
     return out, left
 
 

@@ -91,6 +91,20 @@ def compiled_engine(engine: TiktokenEngine, pattern: str, ranks: Mapping[bytes, 
     return CompiledEngine(engine, ranks, *_grammars()[pattern])
 
 
+def replay_merges(vocab: dict[str, int], merges: list[Any]) -> tuple[Any, ...] | None:
+    """``toklane._bpe.replay(vocab, merges)`` (:func:`..deepseek_v4.replay`'s two passes in C: ~10x its
+    Python loops) where the compiled encoder is in use; ``None`` otherwise (the caller runs them)."""
+    return _bpe.replay(vocab, merges) if NATIVE else None
+
+
+def irregular_ranks(ranks: Mapping[bytes, int], left: Any) -> list[int]:
+    """The ranks of the tokens that ranked BPE, or the merge rules ``left`` gives (each merge's left part,
+    in bytes, at its result's id: :func:`..deepseek_v4.replay`), do not build from their own bytes
+    (``toklane._bpe.irregular``; compiled encoder only)."""
+    encoder = _bpe.build(image_cache.as_dict(ranks), _class_table(()), _QWEN3_5)  # (only its merging is used)
+    return _bpe.irregular(encoder, left)
+
+
 @functools.cache
 def _class_table(cjk: tuple[tuple[int, int], ...], cased: bool = False) -> bytes:
     """:func:`.unicode_classes.class_table`, from the disk cache where an image of it is (keyed by the
