@@ -178,11 +178,7 @@ _COUNTS = struct.Struct("<II")  # tokens, blob length
 def ranks_payload(ranks: dict[bytes, int]) -> bytes:
     """``ranks`` as an image payload: counts, int32 offsets into one blob of token bytes, int32 ranks, the blob."""
     tokens = list(ranks)
-    offsets = array("i", [0])
-    at = 0
-    for t in tokens:
-        at += len(t)
-        offsets.append(at)
+    offsets = array("i", itertools.accumulate(map(len, tokens), initial=0))
     values = array("i", ranks.values())
     blob = b"".join(tokens)
     return _COUNTS.pack(len(tokens), len(blob)) + offsets.tobytes() + values.tobytes() + blob
