@@ -790,16 +790,17 @@ encoder_new(Py_ssize_t count, Py_ssize_t total, PyObject *classes, long grammar)
 /* Why encoder_put refused a token (0: it did not). */
 enum { PUT_OK, PUT_EMPTY, PUT_RANK, PUT_TWICE };
 
-/* Adds token p[0:n) of rank r at blob offset *used: PUT_OK, or why not (an empty token, a rank out of
- * range, a token given twice). Touches no Python object: callable without the GIL. */
+/* Adds the token of n bytes already at blob offset start, of rank r and hash h (hash_bytes): PUT_OK, or
+ * why not (an empty token, a rank out of range, a token given twice). Touches no Python object: callable
+ * without the GIL. */
 static int
-encoder_put(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used, uint32_t *max_rank)
+encoder_place(Encoder *e, uint32_t start, size_t n, long long r, uint64_t h, uint32_t *max_rank)
 {
     if (n == 0)
         return PUT_EMPTY;
     if (r < 0 || r >= NO_RANK)
         return PUT_RANK;
-    uint64_t h = hash_bytes(p, n);
+    const uint8_t *p = e->blob + start;
     uint32_t tag = (uint32_t)(h >> 32);
     uint64_t i = h & e->mask;
     for (; e->slots[i].size != 0; i = (i + 1) & e->mask) { /* one probe: the free slot, or the token */
@@ -809,12 +810,23 @@ encoder_put(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used,
     }
     if (n == 1)
         e->byte_rank[p[0]] = (uint32_t)r;
-    memcpy(e->blob + *used, p, n);
-    e->slots[i] = (Slot){tag, (uint32_t)r, *used, (uint32_t)n};
-    *used += (uint32_t)n;
+    e->slots[i] = (Slot){tag, (uint32_t)r, start, (uint32_t)n};
     if ((uint32_t)r > *max_rank)
         *max_rank = (uint32_t)r;
     return PUT_OK;
+}
+
+/* Adds token p[0:n) of rank r, its bytes appended to the blob at *used (encoder_place). */
+static int
+encoder_put(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used, uint32_t *max_rank)
+{
+    if (n == 0)
+        return PUT_EMPTY;
+    memcpy(e->blob + *used, p, n);
+    int why = encoder_place(e, *used, n, r, hash_bytes(p, n), max_rank);
+    if (why == PUT_OK)
+        *used += (uint32_t)n;
+    return why;
 }
 
 /* The exception for an encoder_put refusal; -1. */
@@ -925,6 +937,27 @@ packed_view(const uint8_t *at, Py_ssize_t len, Packed *p)
     return first == 0 && (uint32_t)last == p->size;
 }
 
+/* Sorts v[0:n) by the high 32 bits of each value (two stable passes of 16 bits; tmp: room for n). Leaves
+ * v as it is where the counts cannot be allocated (its callers need the order for speed only). */
+static void
+sort_by_high_word(uint64_t *v, uint64_t *tmp, size_t n)
+{
+    size_t *count = malloc((65536 + 1) * sizeof(size_t));
+    if (count == NULL)
+        return;
+    for (int shift = 32; shift < 64; shift += 16) {
+        memset(count, 0, (65536 + 1) * sizeof(size_t));
+        for (size_t i = 0; i < n; i++)
+            count[((v[i] >> shift) & 0xFFFF) + 1]++;
+        for (size_t d = 0; d < 65536; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++)
+            tmp[count[(v[i] >> shift) & 0xFFFF]++] = v[i];
+        memcpy(v, tmp, n * sizeof(uint64_t));
+    }
+    free(count);
+}
+
 /* build_packed(payload, classes, grammar): as build, over toklane.tokenizer.image_cache's ranks payload
  * (Packed), read in place: no bytes or int object per token. */
 static PyObject *
@@ -943,26 +976,46 @@ bpe_build_packed(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (!packed_view(view.buf, view.len, &pk))
         goto bad;
     uint32_t n = pk.n, size = pk.size;
-    const uint8_t *offsets = pk.offsets, *ranks = pk.ranks, *blob = pk.blob;
+    const uint8_t *offsets = pk.offsets, *ranks = pk.ranks;
     Encoder *e = encoder_new((Py_ssize_t)n, (Py_ssize_t)size, args[1], grammar);
     if (e == NULL)
         goto done;
-    uint32_t used = 0, max_rank = 0;
+    uint64_t *order = malloc(2 * ((size_t)n + 1) * sizeof(uint64_t));
+    if (order == NULL) {
+        encoder_free_struct(e);
+        PyErr_NoMemory();
+        goto done;
+    }
+    uint32_t max_rank = 0;
     int why = PUT_OK, unsound = 0;
     /* (the GIL released: a server imports its web stack on another thread meanwhile) */
     Py_BEGIN_ALLOW_THREADS
-    for (uint32_t k = 0; k < n && why == PUT_OK; k++) {
-        int32_t a, b, r;
+    memcpy(e->blob, pk.blob, size); /* the payload's blob is the encoder's: tokens keep their offsets */
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t a, b;
         memcpy(&a, offsets + 4 * (size_t)k, 4);
         memcpy(&b, offsets + 4 * ((size_t)k + 1), 4);
-        memcpy(&r, ranks + 4 * (size_t)k, 4);
         if (a < 0 || b <= a || (uint32_t)b > size) {
             unsound = 1;
             break;
         }
-        why = encoder_put(e, blob + a, (size_t)(b - a), r, &used, &max_rank);
+        order[k] = ((hash_bytes(e->blob + a, (size_t)(b - a)) & e->mask) << 32) | k;
+    }
+    /* Tokens go in by their home slot (a radix sort on it): the table fills front to back, where random
+     * order missed the cache on each of its ~16 MB (ranks tables of 100-250K tokens: 20-38 ms -> less).
+     * Linear probing finds every token whatever the order they went in. */
+    if (!unsound)
+        sort_by_high_word(order, order + n + 1, n);
+    for (uint32_t j = 0; j < n && !unsound && why == PUT_OK; j++) {
+        uint32_t k = (uint32_t)order[j];
+        int32_t a, b, r;
+        memcpy(&a, offsets + 4 * (size_t)k, 4);
+        memcpy(&b, offsets + 4 * ((size_t)k + 1), 4);
+        memcpy(&r, ranks + 4 * (size_t)k, 4);
+        why = encoder_place(e, (uint32_t)a, (size_t)(b - a), r, hash_bytes(e->blob + a, (size_t)(b - a)), &max_rank);
     }
     Py_END_ALLOW_THREADS
+    free(order);
     if (unsound || why != PUT_OK) {
         encoder_free_struct(e);
         if (unsound)
