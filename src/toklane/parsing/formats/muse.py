@@ -19,7 +19,6 @@ Read by :class:`toklane.parsing.messages.MessageParser`.
 from __future__ import annotations
 
 from ..bodies.xml_invoke import XmlInvoke, xml_markers
-from ..engine import _schema_index
 from ..messages import TO_CALL, TO_CONTENT, TO_DROP, TO_REASONING, MessageParser, recipient
 from ..spec import ReasoningFormat, ReasoningMarkers, ToolFormat
 from ..tables import Marker
@@ -63,9 +62,7 @@ class MuseParser(MessageParser):
         head, dot, tail = name.partition(".")
         if not dot or head != tail or not self._schema:
             return name
-        index = self._schema_index
-        if index is None:
-            index = self._schema_index = _schema_index(self._schema)
+        index = self._tool_names()
         return head if name not in index and head in index else name
 
 
