@@ -259,3 +259,48 @@ def test_literals_find_the_longest_at_the_leftmost_start(strings, text):
     expected = naive_literals(strings, text)
     assert lits.find_all(text) == expected
     assert lits._find_all_by_regex(text) == expected
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    strings=st.lists(st.text(alphabet=_SYMBOLS, min_size=1, max_size=5), min_size=1, max_size=10, unique=True),
+    other=st.lists(st.text(alphabet=_SYMBOLS, min_size=1, max_size=5), min_size=1, max_size=10, unique=True),
+    text=st.text(alphabet=[*_SYMBOLS, "x"], max_size=60),
+)
+def test_literals_use_the_tables_a_source_gives_where_they_fit(strings, other, text):
+    """A source of tables (a cache) is asked once, with the maker; what it gives is used where it fits
+    the strings (made for them) and never where it reports a pattern they do not have (made for more
+    strings: then the tables are made here). Either way the scan equals the naive reference."""
+    expected = naive_literals(strings, text)
+    asked = []
+
+    def source(make):
+        asked.append(make)
+        return make()
+
+    lits = Literals(strings, tables=source)
+    assert lits.find_all(text) == expected and lits.find_all(text) == expected and len(asked) == 1
+    foreign = Literals([*strings, *other]).make_tables()
+    assert Literals(strings).fits(Literals(strings).make_tables())
+    assert Literals(strings, tables=lambda make: foreign).find_all(text) == expected
+    assert not Literals(strings).fits((b"\x00" * 5, b"", ()))
+
+
+@pytest.mark.skipif(streammatch._native_find_all is None, reason="the compiled scan is not built")
+def test_a_tokenizers_added_token_tables_load_from_the_disk_cache(tmp_path, monkeypatch):
+    """DeepSeek-V4's ~800 added tokens: their scan tables are kept in the disk cache and a later load
+    reads them (not made again), with the same matches."""
+    from toklane.tokenizer.engines import base
+
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path))
+    strings = [f"<|token_{k}|>" for k in range(base._CACHED_TRIE_FROM)] + ["<think>", "</think>"]
+    text = "a <think>b</think> <|token_7|> <|token_70|> <|token_63|>"
+    first = base._literals(strings)
+    assert first is not None and first.find_all(text)
+
+    def not_made(*args):
+        raise AssertionError("the tables were made again")
+
+    monkeypatch.setattr(streammatch, "_trie_tables", not_made)
+    second = base._literals(strings)
+    assert second is not None and second.find_all(text) == first.find_all(text)

@@ -28,11 +28,14 @@ from __future__ import annotations
 import re
 import struct
 from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .switches import pure_python
+
+#: The C scan's tables of a :class:`Literals`: nodes, edges (``toklane._trie``'s layout), leads.
+TrieTables = tuple[bytes, bytes, tuple[int, ...]]
 
 S = TypeVar("S", str, bytes)
 
@@ -268,9 +271,12 @@ class Literals:
     (``toklane._trie``) where built, its tables made on first use (a tokenizer's load builds some it
     may never use); the regex otherwise (compiled on first use too)."""
 
-    __slots__ = ("_index", "_pattern", "_tables", "strings")
+    __slots__ = ("_index", "_pattern", "_source", "_tables", "strings")
 
-    def __init__(self, strings: Sequence[str]):
+    def __init__(self, strings: Sequence[str], tables: Callable[[Callable[[], TrieTables]], TrieTables] | None = None):
+        """``tables``: where the C scan's tables come from on first use, given the function that makes
+        them (:meth:`make_tables`): a cache of them (a tokenizer's ~800 added tokens take ~8 ms to make);
+        what it gives is used where it fits these strings (:meth:`fits`), else they are made."""
         if not strings or any(not s for s in strings):
             raise ValueError("Literals needs non-empty strings")
         self.strings = tuple(strings)
@@ -278,15 +284,36 @@ class Literals:
         for k, s in enumerate(self.strings):
             self._index.setdefault(s, k)
         self._pattern: re.Pattern[str] | None = None
-        self._tables: tuple[bytes, bytes, tuple[int, ...]] | None = None  # (made on first use)
+        self._source = tables
+        self._tables: TrieTables | None = None  # (made on first use)
+
+    def make_tables(self) -> TrieTables:
+        """The C scan's tables over these strings: (nodes, edges, leads)."""
+        trie = _trie(self.strings, longest=True)
+        return (*_trie_tables(trie, self._index), _leads({s[0] for s in self.strings}))
+
+    def fits(self, tables: TrieTables) -> bool:
+        """Whether ``tables`` can be these strings' (their layout holds and each pattern they report is
+        one of them; the C scan bounds-checks the rest)."""
+        nodes, edges, leads = tables
+        if len(nodes) % _NODE.size or len(edges) % _EDGE.size or not nodes:
+            return False
+        reported = memoryview(nodes).cast("i")[2 :: _NODE.size // 4]
+        return max(reported) < len(self.strings) and all(type(c) is int for c in leads)
+
+    def _made_tables(self) -> TrieTables:
+        if self._source is not None:
+            tables = self._source(self.make_tables)
+            if self.fits(tables):
+                return tables
+        return self.make_tables()
 
     def find_all(self, text: str) -> list[tuple[int, int, int]]:
         if _native_find_all is None:
             return self._find_all_by_regex(text)
         tables = self._tables
         if tables is None:  # (made at most twice under a race, identically)
-            trie = _trie(self.strings, longest=True)
-            tables = self._tables = (*_trie_tables(trie, self._index), _leads({s[0] for s in self.strings}))
+            tables = self._tables = self._made_tables()
         return _native_find_all(text, *tables)
 
     def _find_all_by_regex(self, text: str) -> list[tuple[int, int, int]]:
