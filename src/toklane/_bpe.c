@@ -152,35 +152,52 @@ emit(Ids *out, uint32_t id)
 
 /* ------------------------------------------------------------------------------- BPE */
 
+/* The array scan's state over a piece p of m - 1 bytes: parts [start[i], start[i + 1]), and rank[i] the
+ * rank of parts i and i + 1 joined (NO_RANK: none). */
+static inline void
+pairs_init(const Encoder *e, const uint8_t *p, size_t m, uint32_t *start, uint32_t *rank)
+{
+    for (size_t i = 0; i < m; i++) {
+        start[i] = (uint32_t)i;
+        rank[i] = i + 2 < m ? rank_of(e, p + i, 2) : NO_RANK;
+    }
+}
+
+/* The lowest pair rank, leftmost on ties (*at: its part), or NO_RANK where no pair is a token. */
+static inline uint32_t
+lowest_pair(const uint32_t *rank, size_t m, size_t *at)
+{
+    uint32_t best = NO_RANK;
+    for (size_t i = 0; i + 1 < m; i++)
+        if (rank[i] < best) {
+            best = rank[i];
+            *at = i;
+        }
+    return best;
+}
+
+/* Merges parts at and at + 1 (the pair ranks of at - 1 and at change); m: the part bounds, one fewer. */
+static inline void
+merge_pair(const Encoder *e, const uint8_t *p, uint32_t *start, uint32_t *rank, size_t *m, size_t at)
+{
+    rank[at] = at + 3 < *m ? rank_of(e, p + start[at], start[at + 3] - start[at]) : NO_RANK;
+    if (at > 0)
+        rank[at - 1] = rank_of(e, p + start[at - 1], start[at + 2] - start[at - 1]);
+    memmove(start + at + 1, start + at + 2, (*m - at - 2) * sizeof(uint32_t));
+    memmove(rank + at + 1, rank + at + 2, (*m - at - 2) * sizeof(uint32_t));
+    (*m)--;
+}
+
 /* Pieces shorter than SHORT_PIECE: tiktoken's array scan (find the lowest rank, merge, update the
  * two neighbours). Returns 0, or -1 where a part is no token (a byte missing from the ranks). */
 static int
 merge_short(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
 {
     uint32_t start[SHORT_PIECE + 1], rank[SHORT_PIECE + 1];
-    size_t m = n + 1;
-    for (size_t i = 0; i < m; i++) {
-        start[i] = (uint32_t)i;
-        rank[i] = i + 2 < m ? rank_of(e, p + i, 2) : NO_RANK;
-    }
-    for (;;) {
-        uint32_t best = NO_RANK;
-        size_t at = 0;
-        for (size_t i = 0; i + 1 < m; i++)
-            if (rank[i] < best) {
-                best = rank[i];
-                at = i;
-            }
-        if (best == NO_RANK)
-            break;
-        /* merge parts at and at+1: the pair ranks of at-1 and at change */
-        rank[at] = at + 3 < m ? rank_of(e, p + start[at], start[at + 3] - start[at]) : NO_RANK;
-        if (at > 0)
-            rank[at - 1] = rank_of(e, p + start[at - 1], start[at + 2] - start[at - 1]);
-        memmove(start + at + 1, start + at + 2, (m - at - 2) * sizeof(uint32_t));
-        memmove(rank + at + 1, rank + at + 2, (m - at - 2) * sizeof(uint32_t));
-        m--;
-    }
+    size_t m = n + 1, at = 0;
+    pairs_init(e, p, m, start, rank);
+    while (lowest_pair(rank, m, &at) != NO_RANK)
+        merge_pair(e, p, start, rank, &m, at);
     for (size_t i = 0; i + 1 < m; i++) {
         uint32_t r = rank_of(e, p + start[i], start[i + 1] - start[i]);
         if (r == NO_RANK)
@@ -1159,32 +1176,15 @@ ranked_rules_build(const Encoder *e, const uint32_t *left, uint32_t n_left, cons
     if (start == NULL)
         return -1;
     uint32_t *rank = start + n + 1;
-    size_t m = n + 1;
-    for (size_t i = 0; i < m; i++) {
-        start[i] = (uint32_t)i;
-        rank[i] = i + 2 < m ? rank_of(e, p + i, 2) : NO_RANK;
-    }
+    size_t m = n + 1, at = 0;
+    pairs_init(e, p, m, start, rank);
     int result = 1;
-    for (;;) {
-        uint32_t best = NO_RANK;
-        size_t at = 0;
-        for (size_t i = 0; i + 1 < m; i++)
-            if (rank[i] < best) {
-                best = rank[i];
-                at = i;
-            }
-        if (best == NO_RANK)
-            break;
+    for (uint32_t best; (best = lowest_pair(rank, m, &at)) != NO_RANK;) {
         if (best >= n_left || left[best] != start[at + 1] - start[at]) {
             result = 2;
             break;
         }
-        rank[at] = at + 3 < m ? rank_of(e, p + start[at], start[at + 3] - start[at]) : NO_RANK;
-        if (at > 0)
-            rank[at - 1] = rank_of(e, p + start[at - 1], start[at + 2] - start[at - 1]);
-        memmove(start + at + 1, start + at + 2, (m - at - 2) * sizeof(uint32_t));
-        memmove(rank + at + 1, rank + at + 2, (m - at - 2) * sizeof(uint32_t));
-        m--;
+        merge_pair(e, p, start, rank, &m, at);
     }
     if (result == 1)
         result = m == 2 && rank_of(e, p, n) == r;
