@@ -16,6 +16,8 @@
  * packed_check(payload) -> what a ranks payload holds (layout, dense ranks, single bytes, lowest).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
+ * encoder_image(encoder) -> its tables as bytes; build_mapped(image, classes, grammar) -> an encoder
+ *   over such an image read in place (a memory map shared by processes), None where it is unsound.
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
  * flag_scan(flags, prefixes, text) -> the positions the quicktok engines check (toklane.tokenizer
  *   .quickranks.CheckedEngine: characters quicktok may read differently, irregular tokens' starts).
@@ -78,6 +80,7 @@ typedef struct {
     int grammar;
     uint64_t *by_rank; /* (start << 32 | size) of each rank's bytes in blob, size 0 where none: decode */
     uint32_t n_ranks;  /* by_rank's length: the largest rank + 1 */
+    Py_buffer image;   /* where slots, blob and by_rank lie in an encoder image (image.obj NULL: owned) */
     IdInts ids; /* the int object of each rank, made on its first use: result lists share them */
 } Encoder;
 
@@ -752,9 +755,13 @@ static void
 encoder_free_struct(Encoder *e)
 {
     id_ints_clear(&e->ids);
-    free(e->by_rank);
-    free(e->slots);
-    free(e->blob);
+    if (e->image.obj != NULL)
+        PyBuffer_Release(&e->image);
+    else {
+        free(e->by_rank);
+        free(e->slots);
+        free(e->blob);
+    }
     free(e->classes);
     free(e);
 }
@@ -1070,6 +1077,124 @@ bad:
 done:
     PyBuffer_Release(&view);
     return result;
+}
+
+/* An encoder image (toklane.tokenizer.engines.compiled's, kept in the image cache and memory-mapped by
+ * later loads, so N processes share one copy): the header, then the hash table's slots, by_rank and
+ * the blob, each where the last ends (8-byte aligned where the payload is: image_cache aligns it). */
+typedef struct {
+    uint32_t magic, version;
+    uint64_t mask;
+    uint32_t n_ranks, blob_size;
+    uint32_t byte_rank[256];
+} ImageHeader;
+
+#define IMAGE_MAGIC 0x4e454b54u /* "TKEN" */
+#define IMAGE_VERSION 1u
+
+/* encoder_image(encoder) -> the encoder's tables as an image (build_mapped reads it back). */
+static PyObject *
+bpe_encoder_image(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "encoder_image(encoder)");
+        return NULL;
+    }
+    Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    if (e == NULL)
+        return NULL;
+    uint64_t blob_size = 0;
+    for (uint32_t r = 0; r < e->n_ranks; r++) {
+        uint64_t end = (e->by_rank[r] >> 32) + (e->by_rank[r] & 0xFFFFFFFFu);
+        if (end > blob_size)
+            blob_size = end;
+    }
+    size_t n_slots = (size_t)e->mask + 1;
+    size_t size = sizeof(ImageHeader) + n_slots * sizeof(Slot) + (size_t)e->n_ranks * sizeof(uint64_t) + blob_size;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (out == NULL)
+        return NULL;
+    char *at = PyBytes_AS_STRING(out);
+    ImageHeader head = {IMAGE_MAGIC, IMAGE_VERSION, e->mask, e->n_ranks, (uint32_t)blob_size, {0}};
+    memcpy(head.byte_rank, e->byte_rank, sizeof(head.byte_rank));
+    memcpy(at, &head, sizeof head);
+    at += sizeof head;
+    memcpy(at, e->slots, n_slots * sizeof(Slot));
+    at += n_slots * sizeof(Slot);
+    memcpy(at, e->by_rank, (size_t)e->n_ranks * sizeof(uint64_t));
+    at += (size_t)e->n_ranks * sizeof(uint64_t);
+    memcpy(at, e->blob, blob_size);
+    return out;
+}
+
+/* build_mapped(image, classes, grammar) -> encoder over an encoder image read in place (a memory map:
+ * it keeps the buffer), or None where the image is not sound: its sizes, alignment and every slot and
+ * by_rank entry are checked against the blob (a checksum that holds is not trusted alone). */
+static PyObject *
+bpe_build_mapped(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "build_mapped(image: bytes-like, classes: bytes, grammar: int)");
+        return NULL;
+    }
+    long grammar = PyLong_AsLong(args[2]);
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    ImageHeader head;
+    const uint8_t *base = view.buf;
+    int sound = (size_t)view.len >= sizeof head && ((uintptr_t)base & 7) == 0;
+    size_t n_slots = 0;
+    if (sound) {
+        memcpy(&head, base, sizeof head);
+        n_slots = (size_t)head.mask + 1;
+        sound = head.magic == IMAGE_MAGIC && head.version == IMAGE_VERSION && head.mask < UINT32_MAX &&
+                (n_slots & head.mask) == 0 && n_slots >= 2 &&
+                (uint64_t)view.len == sizeof head + (uint64_t)n_slots * sizeof(Slot) +
+                                          (uint64_t)head.n_ranks * sizeof(uint64_t) + head.blob_size;
+    }
+    const Slot *slots = (const Slot *)(base + sizeof head);
+    const uint64_t *by_rank = (const uint64_t *)(base + sizeof head + n_slots * sizeof(Slot));
+    const uint8_t *blob = (const uint8_t *)(by_rank + (sound ? head.n_ranks : 0));
+    size_t empty = 0;
+    for (size_t i = 0; sound && i < n_slots; i++) {
+        const Slot *sl = &slots[i];
+        if (sl->size == 0)
+            empty++;
+        else
+            sound = sl->rank < head.n_ranks && (uint64_t)sl->start + sl->size <= head.blob_size;
+    }
+    for (uint32_t r = 0; sound && r < head.n_ranks; r++)
+        sound = (by_rank[r] >> 32) + (by_rank[r] & 0xFFFFFFFFu) <= head.blob_size;
+    for (int b = 0; sound && b < 256; b++)
+        sound = head.byte_rank[b] == NO_RANK || head.byte_rank[b] < head.n_ranks;
+    sound = sound && empty > 0; /* (a look-up ends at an empty slot) */
+    if (!sound) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    Encoder *e = encoder_new(0, 0, args[1], grammar);
+    if (e == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    free(e->slots);
+    free(e->blob);
+    e->slots = (Slot *)slots;
+    e->blob = (uint8_t *)blob;
+    e->by_rank = (uint64_t *)by_rank;
+    e->mask = head.mask;
+    e->n_ranks = head.n_ranks;
+    memcpy(e->byte_rank, head.byte_rank, sizeof e->byte_rank);
+    e->image = view; /* (released with the encoder) */
+    if (id_ints_init(&e->ids, (Py_ssize_t)e->n_ranks) < 0) {
+        encoder_free_struct(e);
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(e, "toklane._bpe.Encoder", encoder_free);
+    if (capsule == NULL)
+        encoder_free_struct(e);
+    return capsule;
 }
 
 /* packed_check(payload) -> (layout, dense, singles, lowest): whether the payload's layout holds (sizes,
@@ -1786,6 +1911,10 @@ static PyMethodDef bpe_methods[] = {
     {"irregular", (PyCFunction)(void (*)(void))bpe_irregular, METH_FASTCALL,
      "irregular(encoder, left=None) -> the ranks of tokens rank BPE (or, given left, HF's merge rules) "
      "does not build from their own bytes"},
+    {"encoder_image", (PyCFunction)(void (*)(void))bpe_encoder_image, METH_FASTCALL,
+     "encoder_image(encoder) -> the encoder's tables as an image build_mapped reads in place"},
+    {"build_mapped", (PyCFunction)(void (*)(void))bpe_build_mapped, METH_FASTCALL,
+     "build_mapped(image, classes, grammar) -> encoder over an image read in place, or None where unsound"},
     {"replay", (PyCFunction)(void (*)(void))bpe_replay, METH_FASTCALL,
      "replay(vocab, merges) -> (ranks, left) of a byte-level BPE model's merges, or (None, what, detail)"},
     {"decode", (PyCFunction)(void (*)(void))bpe_decode, METH_FASTCALL,

@@ -318,3 +318,66 @@ def test_the_compiled_irregular_scan_agrees_with_the_python_one():
     ranks = dict(engine._reference._ranks.items())
     assert found and set(found) <= set(irregular.find_irregular(ranks))
     assert _bpe.irregular(engine._encoder, None) == found
+
+
+def _mapped_image(tmp_path, monkeypatch, payload: bytes) -> memoryview:
+    """``payload`` stored in a fresh image cache and memory-mapped back (aligned as a load maps it)."""
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path))
+    image_cache.store("encoder-test", "k", payload)
+    view = image_cache.mapped("encoder-test", "k")
+    assert view is not None
+    return view
+
+
+def test_an_encoder_image_maps_back_to_the_same_encoder(tmp_path, monkeypatch):
+    """An encoder's tables as an image, memory-mapped: the same ids, decode and irregular tokens as the
+    encoder built from the ranks, on the corpus and on every byte."""
+    tok = toklane.load_tokenizer("cl100k_base")
+    built = tok._backend.inner._engine._encoder if hasattr(tok._backend, "inner") else tok._backend._engine._encoder
+    classes = compiled._class_table(())
+    view = _mapped_image(tmp_path, monkeypatch, _bpe.encoder_image(built))
+    mapped = _bpe.build_mapped(view, classes, compiled._LLAMA3)
+    assert mapped is not None
+    for text in [*CORPUS, "".join(map(chr, range(1, 0x800)))]:
+        assert _bpe.encode(mapped, text, 0) == _bpe.encode(built, text, 0)
+    ids = _bpe.encode(built, CORPUS[3], 0)
+    assert _bpe.decode(mapped, ids) == _bpe.decode(built, ids)
+    assert _bpe.irregular(mapped) == _bpe.irregular(built)
+    assert _bpe.encoder_image(mapped) == _bpe.encoder_image(built)
+
+
+def test_an_unsound_encoder_image_is_refused_not_read(tmp_path, monkeypatch):
+    """An image whose checksum holds but whose tables do not (a rank or a token past the tables, no
+    empty slot, a short or foreign image, a payload off its alignment): build_mapped gives None."""
+    small = _bpe.build({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}, compiled._class_table(()), 2)
+    image = bytearray(_bpe.encoder_image(small))
+    header = 4 + 4 + 8 + 4 + 4 + 4 * 256
+    n_slots = int.from_bytes(image[8:16], sys.byteorder) + 1
+    filled = next(
+        k for k in range(n_slots) if int.from_bytes(image[header + 16 * k + 12 : header + 16 * k + 16], sys.byteorder)
+    )
+
+    def spoilt(at: int, value: int) -> bytes:
+        out = bytearray(image)
+        out[at : at + 4] = value.to_bytes(4, sys.byteorder)
+        return bytes(out)
+
+    slot = header + 16 * filled
+    full = bytearray(image)
+    for k in range(n_slots):  # (every slot taken: a look-up of an absent token would never end)
+        if not int.from_bytes(full[header + 16 * k + 12 : header + 16 * k + 16], sys.byteorder):
+            full[header + 16 * k : header + 16 * k + 16] = image[slot : slot + 16]
+    bad = {
+        "rank past the table": spoilt(slot + 4, 10**6),
+        "token past the blob": spoilt(slot + 8, 10**6),
+        "no empty slot": bytes(full),
+        "truncated": bytes(image[:-1]),
+        "foreign magic": spoilt(0, 0x12345678),
+        "a byte's rank past the table": spoilt(header - 4, 10**6),
+    }
+    classes = compiled._class_table(())
+    assert _bpe.build_mapped(_mapped_image(tmp_path / "ok", monkeypatch, bytes(image)), classes, 2) is not None
+    for name, payload in bad.items():
+        assert _bpe.build_mapped(_mapped_image(tmp_path / name, monkeypatch, payload), classes, 2) is None, name
+    shifted = _mapped_image(tmp_path / "shifted", monkeypatch, b"\0" + bytes(image))[1:]
+    assert _bpe.build_mapped(shifted, classes, 2) is None

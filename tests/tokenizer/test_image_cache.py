@@ -82,9 +82,12 @@ def test_same_ids_with_and_without_the_cache(uncached: dict[str, str], tmp_path:
     if "mistral-tekken" in uncached:
         assert {"tekken-header", "tekken-ranks"} <= kinds
     assert all(_sound(p) for p in images)
-    warm = _run(tmp_path, *NAMES)  # (reads them)
+    warm = _run(tmp_path, *NAMES)  # (reads them; writes the encoder images, made from ranks read back)
+    assert "encoder-1" in {p.name.rsplit("-", 1)[0] for p in _images(tmp_path)}
+    mapped = _run(tmp_path, *NAMES)  # (maps the encoder images)
     assert cold == uncached
     assert warm == uncached
+    assert mapped == uncached
 
 
 def _spoil(path: Path, how: str, other: Path) -> None:
@@ -107,13 +110,18 @@ def _spoil(path: Path, how: str, other: Path) -> None:
 @pytest.mark.parametrize("how", ["flipped", "truncated", "header only", "empty", "foreign", "not an image"])
 def test_a_bad_image_is_rebuilt(uncached: dict[str, str], tmp_path: Path, how: str) -> None:
     _run(tmp_path, "qwen3.6", "deepseek-v4")
+    _run(tmp_path, "qwen3.6", "deepseek-v4")  # (the encoder images: made from ranks read back)
     images = _images(tmp_path)
-    assert len(images) == 6  # (ranks of each, DeepSeek-V4's skeleton, NFC flags, a class table per grammar)
+    kinds = sorted(p.name.rsplit("-", 1)[0] for p in images)
+    # ranks of each, DeepSeek-V4's skeleton and added-token tables, NFC flags, a class table per grammar,
+    # an encoder image of each
+    assert kinds.count("encoder-1") == 2 and kinds.count("class-table-1") == 2 and len(images) == 9, kinds
     before = {p.name: p.read_bytes() for p in images}
     for k, p in enumerate(images):
         _spoil(p, how, images[(k + 1) % len(images)])
-    got = _run(tmp_path, "qwen3.6", "deepseek-v4")
-    assert got == {n: uncached[n] for n in ("qwen3.6", "deepseek-v4")}
+    expected = {n: uncached[n] for n in ("qwen3.6", "deepseek-v4")}
+    assert _run(tmp_path, "qwen3.6", "deepseek-v4") == expected
+    assert _run(tmp_path, "qwen3.6", "deepseek-v4") == expected  # (the encoders built from ranks read back)
     # each image rebuilt and rewritten whole
     assert {p.name: p.read_bytes() for p in _images(tmp_path)} == before
 
@@ -172,9 +180,12 @@ def test_two_processes_loading_at_once_leave_a_sound_cache(uncached: dict[str, s
     want = {n: uncached[n] for n in names}
     assert outs == [want, want]
     images = _images(tmp_path)
-    assert len(images) == 6 and all(_sound(p) for p in images)
+    kinds = {p.name.rsplit("-", 1)[0] for p in images}
+    assert {"tiktoken-ranks", "json-ranks", "json-skeleton", "nfc-flags-1", "class-table-1"} <= kinds
+    assert all(_sound(p) for p in images)
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
     assert _run(tmp_path, *names) == want
+    assert _run(tmp_path, *names) == want  # (the encoder images mapped)
 
 
 def test_tiktoken_reference_is_built_once_on_first_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

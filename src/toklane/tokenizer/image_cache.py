@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import mmap
 import os
 import struct
 import sys
@@ -78,6 +79,27 @@ def _path(kind: str, key: bytes) -> Path | None:
     return folder / f"{kind}-{hashlib.blake2b(key, digest_size=16).hexdigest()}.img"
 
 
+def _payload_at(key_len: int) -> int:
+    """Where a payload starts in an image: after the header and key, at the next multiple of 16 (a
+    memory-mapped payload's tables are then aligned as the C code reads them)."""
+    return -(-(_HEADER.size + key_len) // 16) * 16
+
+
+def _sound(data: bytes | mmap.mmap, key: bytes) -> memoryview | None:
+    """The payload of ``data`` (a whole image file) where it is a sound image made for ``key``."""
+    if len(data) < _HEADER.size:
+        return None
+    magic, fmt, key_len, payload_len, checksum = _HEADER.unpack_from(data)
+    at = _payload_at(key_len)
+    if magic != _MAGIC or fmt != FORMAT or len(data) != at + payload_len:
+        return None
+    view = memoryview(data)
+    payload = view[at:]
+    if bytes(view[_HEADER.size : _HEADER.size + key_len]) != key or _checksum(key, payload) != checksum:
+        return None
+    return payload
+
+
 def _read(path: Path, key: bytes) -> bytes | None:
     """The payload of a sound image at ``path`` made for ``key``, else None."""
     try:
@@ -85,17 +107,8 @@ def _read(path: Path, key: bytes) -> bytes | None:
             data = f.read()
     except OSError:
         return None
-    if len(data) < _HEADER.size:
-        return None
-    magic, fmt, key_len, payload_len, checksum = _HEADER.unpack_from(data)
-    if magic != _MAGIC or fmt != FORMAT or len(data) != _HEADER.size + key_len + payload_len:
-        return None
-    view = memoryview(data)
-    stored_key = bytes(view[_HEADER.size : _HEADER.size + key_len])
-    payload = view[_HEADER.size + key_len :]
-    if stored_key != key or _checksum(key, payload) != checksum:
-        return None
-    return data[_HEADER.size + key_len :]
+    payload = _sound(data, key)
+    return None if payload is None else payload.tobytes()
 
 
 def _write(path: Path, key: bytes, payload: bytes) -> None:
@@ -107,11 +120,28 @@ def _write(path: Path, key: bytes, payload: bytes) -> None:
         with open(tmp, "wb") as f:
             f.write(header)
             f.write(key)
+            f.write(bytes(_payload_at(len(key)) - _HEADER.size - len(key)))
             f.write(payload)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def mapped(kind: str, key: str) -> memoryview | None:
+    """The payload of the image stored for ``kind`` and ``key``, memory-mapped (read-only pages of the
+    file, shared by every process that maps it; checked as :func:`cached` checks what it reads), or None
+    where there is none, it is unsound, or the file cannot be mapped. The view keeps the map open."""
+    full = _full_key(kind, key)
+    path = _path(kind, full)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # (none; an empty file cannot be mapped)
+        return None
+    return _sound(data, full)
 
 
 def _full_key(kind: str, key: str | None) -> bytes:
@@ -220,7 +250,7 @@ class PackedRanks(Mapping[bytes, int]):
     int object per token; the dict is made the first time something asks for it (:meth:`as_dict`: a
     tiktoken reference, the token tables, an upgrade's build)."""
 
-    __slots__ = ("_dict", "_n", "_rebuild", "dense", "lowest", "payload", "singles")
+    __slots__ = ("_dict", "_n", "_rebuild", "dense", "image", "lowest", "payload", "singles")
 
     def __init__(
         self,
@@ -242,6 +272,9 @@ class PackedRanks(Mapping[bytes, int]):
         self.singles = singles
         #: The lowest rank (0 for none).
         self.lowest = lowest
+        #: What names the image these ranks were read from (``kind|key``; None where not known): what
+        #: derives from them is keyed by it (:func:`.engines.compiled.compiled_engine`'s encoder image).
+        self.image: str | None = None
 
     @classmethod
     def read(cls, payload: bytes, rebuild: Callable[[], dict[bytes, int]] | None = None) -> PackedRanks | None:
@@ -347,7 +380,13 @@ def cached_ranks(kind: str, key: str | None, build: Callable[[], dict[bytes, int
             _store(kind, key, ranks_payload(value))
         return value
 
-    return cached(kind, key, build, ranks_payload, lambda payload: PackedRanks.read(payload, rebuild))
+    def load(payload: bytes) -> PackedRanks | None:
+        packed = PackedRanks.read(payload, rebuild)
+        if packed is not None:
+            packed.image = f"{kind}|{key}"
+        return packed
+
+    return cached(kind, key, build, ranks_payload, load)
 
 
 def ranks(kind: str, source: str | os.PathLike[str], build: Callable[[], dict[bytes, int]]) -> Mapping[bytes, int]:

@@ -22,7 +22,6 @@ ids, slower to load.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import unicodedata
@@ -194,6 +193,31 @@ def _compute_nfc_flags() -> bytes:
     return bytes(flags)
 
 
+# The image kind of an encoder's tables (toklane._bpe.encoder_image: the hash table's layout is the C
+# code's, so the kind names its version).
+_ENCODER_IMAGE = "encoder-1"
+
+
+def _packed_encoder(ranks: image_cache.PackedRanks, classes: bytes, grammar: int, table: str) -> Any:
+    """An encoder over ranks read from an image: memory-mapped from the encoder image those ranks and
+    this grammar and class table made before (a few ms where building takes 5-20; N processes share
+    its pages), else built from the payload (and its image kept for the next load); None where the
+    payload holds a token twice (the caller builds from the dict, which the image's rebuild makes)."""
+    key = None if ranks.image is None else f"{ranks.image}|{grammar}|{table}"
+    if key is not None:
+        image = image_cache.mapped(_ENCODER_IMAGE, key)
+        encoder = None if image is None else _bpe.build_mapped(image, classes, grammar)
+        if encoder is not None:
+            return encoder
+    try:
+        encoder = _bpe.build_packed(ranks.payload, classes, grammar)
+    except ValueError:  # (a token twice)
+        return None
+    if key is not None:
+        image_cache.store(_ENCODER_IMAGE, key, _bpe.encoder_image(encoder))
+    return encoder
+
+
 class CompiledEngine:
     """``toklane._bpe`` over one grammar and ranks table; ``reference`` (the tiktoken
     engine over the same pattern and ranks) takes what it declines and decodes."""
@@ -212,8 +236,7 @@ class CompiledEngine:
         classes = _class_table(cjk, cased)
         encoder = None
         if isinstance(ranks, image_cache.PackedRanks):  # (read in place: no object per token)
-            with contextlib.suppress(ValueError):  # (a token twice: the dict below is rebuilt)
-                encoder = _bpe.build_packed(ranks.payload, classes, grammar)
+            encoder = _packed_encoder(ranks, classes, grammar, f"{cjk}|{cased}")
         self._encoder = encoder or _bpe.build(image_cache.as_dict(ranks), classes, grammar)
         self.threads = reference.threads
         self._normalize = reference._normalize
