@@ -16,6 +16,11 @@ and checked on read: magic, format version, key and a CRC-32 of key and payload 
 whoever can write the cache folder can write any image with its own checksum). A
 missing, truncated, corrupt or foreign image is rebuilt and rewritten, never trusted and never an
 error; a cache folder that cannot be made or written is skipped (the load works without it).
+
+Most images are read into memory. An encoder image (the compiled encoder's own tables:
+:func:`.engines.compiled.compiled_engine`) is memory-mapped read-only instead (:func:`mapped`), so every
+process that loads the tokenizer shares one copy of its pages; payloads start 16-byte aligned in the
+file for that, and the encoder checks the tables it maps before it trusts them.
 """
 
 from __future__ import annotations
