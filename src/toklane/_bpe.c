@@ -794,9 +794,10 @@ table_alloc(size_t size)
     return calloc(1, size);
 }
 
-/* A new encoder for count ranks of total bytes in all, NULL (an exception set) on failure. */
+/* A new encoder without tables (no ranks yet: encoder_new adds its own, build_mapped an image's), NULL
+ * (an exception set) on failure. */
 static Encoder *
-encoder_new(Py_ssize_t count, Py_ssize_t total, PyObject *classes, long grammar)
+encoder_shell(PyObject *classes, long grammar)
 {
     if (grammar < G_DEEPSEEK_V4 || grammar > G_TEKKEN) {
         PyErr_Format(PyExc_ValueError, "build: unknown grammar %ld", grammar);
@@ -806,31 +807,42 @@ encoder_new(Py_ssize_t count, Py_ssize_t total, PyObject *classes, long grammar)
         PyErr_SetString(PyExc_ValueError, "build: classes must hold one byte per code point");
         return NULL;
     }
+    Encoder *e = calloc(1, sizeof(Encoder));
+    if (e == NULL || (e->classes = malloc(N_CODEPOINTS)) == NULL) {
+        free(e);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    memcpy(e->classes, PyBytes_AS_STRING(classes), N_CODEPOINTS);
+    e->grammar = (int)grammar;
+    for (int b = 0; b < 256; b++)
+        e->byte_rank[b] = NO_RANK;
+    return e;
+}
+
+/* A new encoder for count ranks of total bytes in all, NULL (an exception set) on failure. */
+static Encoder *
+encoder_new(Py_ssize_t count, Py_ssize_t total, PyObject *classes, long grammar)
+{
+    Encoder *e = encoder_shell(classes, grammar);
+    if (e == NULL)
+        return NULL;
     if (total >= UINT32_MAX || count >= UINT32_MAX / 4) {
+        encoder_free_struct(e);
         PyErr_SetString(PyExc_ValueError, "build: ranks too large");
         return NULL;
     }
     uint64_t slots = 1024;
     while (slots < (uint64_t)count * 2)
         slots *= 2;
-    Encoder *e = calloc(1, sizeof(Encoder));
-    if (e == NULL) {
-        PyErr_NoMemory();
-        return NULL;
-    }
     e->slots = table_alloc(slots * sizeof(Slot));
     e->blob = malloc((size_t)total + 1);
-    e->classes = malloc(N_CODEPOINTS);
-    if (e->slots == NULL || e->blob == NULL || e->classes == NULL) {
+    if (e->slots == NULL || e->blob == NULL) {
         encoder_free_struct(e);
         PyErr_NoMemory();
         return NULL;
     }
-    memcpy(e->classes, PyBytes_AS_STRING(classes), N_CODEPOINTS);
     e->mask = slots - 1;
-    e->grammar = (int)grammar;
-    for (int b = 0; b < 256; b++)
-        e->byte_rank[b] = NO_RANK;
     return e;
 }
 
@@ -1173,13 +1185,11 @@ bpe_build_mapped(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
-    Encoder *e = encoder_new(0, 0, args[1], grammar);
+    Encoder *e = encoder_shell(args[1], grammar);
     if (e == NULL) {
         PyBuffer_Release(&view);
         return NULL;
     }
-    free(e->slots);
-    free(e->blob);
     e->slots = (Slot *)slots;
     e->blob = (uint8_t *)blob;
     e->by_rank = (uint64_t *)by_rank;
