@@ -103,19 +103,23 @@ def replay(model: Any, source: object, *, allow_ignore_merges: bool = False) -> 
     native = replay_merges(vocab, merges)
     if native is None:
         return _replay(vocab, merges, source)
-    if native[0] is None:  # (what failed, and where: the messages below)
-        what, detail = native[1:]
-        if what == "same-bytes":
-            raise TokenizerLoadError(source, f"two tokens spell the same bytes ({detail!r})")
-        if what == "merge":
-            raise TokenizerLoadError(source, f"merge {detail} ({merges[detail]!r}) cannot be replayed as a rank")
-        raise TokenizerLoadError(source, _NOT_ONE_PER_MERGE)
+    if native[0] is None:  # (what failed, and where)
+        raise _refusal(source, native[1], native[2], merges)
     left = array("I")
     left.frombytes(native[1])
     return native[0], left
 
 
-_NOT_ONE_PER_MERGE = "the vocabulary is not 256 bytes plus one token per merge"
+def _refusal(source: object, what: str, detail: Any, merges: list[Any]) -> TokenizerLoadError:
+    """Why merges do not replay, as both replays name it: ``same-bytes`` (``detail``: a token),
+    ``merge`` (``detail``: its index) or ``counts``."""
+    if what == "same-bytes":
+        reason = f"two tokens spell the same bytes ({detail!r})"
+    elif what == "merge":
+        reason = f"merge {detail} ({merges[detail]!r}) cannot be replayed as a rank"
+    else:
+        reason = "the vocabulary is not 256 bytes plus one token per merge"
+    return TokenizerLoadError(source, reason)
 
 
 def _replay(vocab: dict[str, Any], merges: list[Any], source: object) -> tuple[dict[bytes, int], array]:
@@ -126,7 +130,7 @@ def _replay(vocab: dict[str, Any], merges: list[Any], source: object) -> tuple[d
         data = token_string_to_bytes(token)
         if data is not None:
             if data in out:
-                raise TokenizerLoadError(source, f"two tokens spell the same bytes ({token!r})")
+                raise _refusal(source, "same-bytes", token, merges)
             out[data] = i
             size[token] = len(data)
     left = array("I", bytes(4 * (max((i for i in vocab.values() if isinstance(i, int)), default=0) + 1)))
@@ -140,11 +144,11 @@ def _replay(vocab: dict[str, Any], merges: list[Any], source: object) -> tuple[d
             a = b = sep = None
         i = vocab.get(a + b) if sep and isinstance(a, str) and isinstance(b, str) else None
         if i is None or i <= last or a not in vocab or b not in vocab:
-            raise TokenizerLoadError(source, f"merge {k} ({merge!r}) cannot be replayed as a rank")
+            raise _refusal(source, "merge", k, merges)
         last = i
         left[i] = size.get(a, 0)
     if len(out) != len(merges) + 256 or sum(len(b) == 1 for b in out) != 256:
-        raise TokenizerLoadError(source, _NOT_ONE_PER_MERGE)
+        raise _refusal(source, "counts", None, merges)
     return out, left
 
 
