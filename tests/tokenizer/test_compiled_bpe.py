@@ -349,7 +349,8 @@ def test_an_encoder_image_maps_back_to_the_same_encoder(tmp_path, monkeypatch):
 def test_an_unsound_encoder_image_is_refused_not_read(tmp_path, monkeypatch):
     """An image whose checksum holds but whose tables do not (a rank or a token past the tables, no
     empty slot, a short or foreign image, a payload off its alignment): build_mapped gives None."""
-    small = _bpe.build({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}, compiled._class_table(()), 2)
+    G = compiled._QWEN3_5  # (any grammar: only the tables are read)
+    small = _bpe.build({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}, compiled._class_table(()), G)
     image = bytearray(_bpe.encoder_image(small))
     header = 4 + 4 + 8 + 4 + 4 + 4 * 256
     n_slots = int.from_bytes(image[8:16], sys.byteorder) + 1
@@ -376,8 +377,8 @@ def test_an_unsound_encoder_image_is_refused_not_read(tmp_path, monkeypatch):
         "a byte's rank past the table": spoilt(header - 4, 10**6),
     }
     classes = compiled._class_table(())
-    assert _bpe.build_mapped(_mapped_image(tmp_path / "ok", monkeypatch, bytes(image)), classes, 2) is not None
+    assert _bpe.build_mapped(_mapped_image(tmp_path / "ok", monkeypatch, bytes(image)), classes, G) is not None
     for name, payload in bad.items():
-        assert _bpe.build_mapped(_mapped_image(tmp_path / name, monkeypatch, payload), classes, 2) is None, name
+        assert _bpe.build_mapped(_mapped_image(tmp_path / name, monkeypatch, payload), classes, G) is None, name
     shifted = _mapped_image(tmp_path / "shifted", monkeypatch, b"\0" + bytes(image))[1:]
-    assert _bpe.build_mapped(shifted, classes, 2) is None
+    assert _bpe.build_mapped(shifted, classes, G) is None
