@@ -25,15 +25,18 @@
  * Pre-tokens follow the grammar exactly (leftmost-first alternation, greedy quantifiers with the
  * regex's backtracking worked out by hand, see ds_piece and llama_piece). Each pre-token is one id
  * when its bytes are a token; otherwise its bytes are merged pair by pair, lowest rank first and
- * leftmost on ties
- * (tiktoken's order): in place for short pieces, with a heap for long ones (n log n, where the
- * array scan would be quadratic on a megabyte-long run of emoji). The text is read in place (str is
- * immutable and the caller holds it) with the GIL released: encoders run on all cores. Result lists
+ * leftmost on ties (tiktoken's order): in place for short pieces, with a heap for long ones (n log n,
+ * where the array scan would be quadratic on a megabyte-long run of emoji). A merged piece's ids are
+ * kept across calls (Kept: a direct-mapped table a call holds alone, so threads never share one being
+ * written): a server's texts repeat their words and markup, and a kept piece costs a look-up, not its
+ * merges. The text is read in place (str is immutable and the caller holds it) with the GIL released:
+ * encoders run on all cores. Result lists
  * share one int object per rank, made on its first use (_ids.h, as toklane._gather's id lists): making
  * an int per id took 40% of the time, with the GIL held, so threads barely helped.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +74,28 @@ typedef struct {
     uint32_t size;  /* 0: empty slot */
 } Slot;
 
+/* A piece's ids kept across calls (a chat server encodes the same words and markup over and over):
+ * two cache lines, its ids then its bytes in data (at most KEPT_DATA bytes of both). hash 0: an empty
+ * slot (a piece whose hash is 0 is never kept); n_ids with KEPT_COUNTED: kept by a count, which knows
+ * how many ids, not which (the ids' room is left as it was; a list call reads it as a miss). */
+#define KEPT_DATA 116
+#define KEPT_COUNTED 0x8000
+typedef struct {
+    uint64_t hash;
+    uint16_t size, n_ids;
+    uint32_t data[KEPT_DATA / 4];
+} Kept;
+
+/* A direct-mapped table of pieces' ids, one call at a time: a call takes a free one (busy, atomically)
+ * or goes without, so encoders on other threads (without the GIL) never share a slot being written.
+ * Allocated on its first use. */
+#define KEPT_SLOTS 8192
+#define KEPT_TABLES 2
+typedef struct {
+    atomic_flag busy;
+    Kept *slots;
+} KeptTable;
+
 typedef struct {
     Slot *slots;
     uint64_t mask;
@@ -82,28 +107,62 @@ typedef struct {
     uint32_t n_ranks;  /* by_rank's length: the largest rank + 1 */
     Py_buffer image;   /* where slots, blob and by_rank lie in an encoder image (image.obj NULL: owned) */
     IdInts ids; /* the int object of each rank, made on its first use: result lists share them */
+    KeptTable *kept; /* KEPT_TABLES of them (a pointer: encoding takes a const Encoder) */
 } Encoder;
+
+static inline uint32_t
+load32(const uint8_t *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+static inline uint64_t
+load64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* The last (up to) 8 bytes of p[0:n] (n >= 1) as one word, read only inside p[0:n]: overlapping loads
+ * where n < 8, the last 8 bytes otherwise (a byte-by-byte memcpy of a variable size was an eighth of a
+ * short text's encode). With n, it gives the bytes it covers. */
+static inline uint64_t
+tail_word(const uint8_t *p, size_t n)
+{
+    if (n >= 8)
+        return load64(p + n - 8);
+    if (n >= 4)
+        return load32(p) | (uint64_t)load32(p + n - 4) << 32;
+    return p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+}
 
 static inline uint64_t
 hash_bytes(const uint8_t *p, size_t n)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    for (size_t at = 0; at + 8 < n; at += 8) { /* the words before the last (which tail_word reads) */
+        h = (h ^ load64(p + at)) * 0xff51afd7ed558ccdull;
         h ^= h >> 32;
-        p += 8;
-        n -= 8;
     }
-    if (n) {
-        uint64_t w = 0;
-        memcpy(&w, p, n);
-        h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    }
+    if (n)
+        h = (h ^ tail_word(p, n)) * 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 29;
     h *= 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 32);
+}
+
+/* Whether a[0:n] == b[0:n], short ones compared by words read inside both. */
+static inline int
+same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n <= 8)
+        return n == 0 || tail_word(a, n) == tail_word(b, n);
+    if (n <= 16)
+        return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+    return memcmp(a, b, n) == 0;
 }
 
 static inline uint32_t
@@ -114,7 +173,7 @@ rank_hashed(const Encoder *e, const uint8_t *p, size_t n, uint64_t h)
         const Slot *s = &e->slots[i];
         if (s->size == 0)
             return NO_RANK;
-        if (s->hash == tag && s->size == n && memcmp(e->blob + s->start, p, n) == 0)
+        if (s->hash == tag && s->size == n && same_bytes(e->blob + s->start, p, n))
             return s->rank;
     }
 }
@@ -336,8 +395,24 @@ typedef struct {
     size_t arena_size;
 } Memos;
 
+/* Keeps a piece's ids (out->v[from:], or their number in a count) in its slot of the call's kept table,
+ * where they fit. */
+static inline void
+keep(Kept *slot, uint64_t h, const uint8_t *p, size_t n, const Ids *out, size_t from)
+{
+    size_t n_ids = out->n - from;
+    if (h == 0 || out->failed || 4 * n_ids + n > KEPT_DATA)
+        return;
+    slot->hash = h;
+    slot->size = (uint16_t)n;
+    slot->n_ids = (uint16_t)(n_ids | (out->count_only ? KEPT_COUNTED : 0));
+    if (!out->count_only)
+        memcpy(slot->data, out->v + from, n_ids * sizeof(uint32_t));
+    memcpy(slot->data + n_ids, p, n);
+}
+
 static int
-encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memos)
+encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memos, Kept *kept)
 {
     if (n == 1) {
         if (e->byte_rank[p[0]] == NO_RANK)
@@ -351,10 +426,31 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
         emit(out, whole);
         return 0;
     }
+    Kept *slot = NULL;
+    if (kept != NULL && n < KEPT_DATA) {
+        slot = &kept[h & (KEPT_SLOTS - 1)];
+        uint32_t n_ids = slot->n_ids & ~KEPT_COUNTED;
+        if (slot->hash == h && slot->size == n && same_bytes((const uint8_t *)(slot->data + n_ids), p, n)) {
+            if (out->count_only) {
+                out->n += n_ids;
+                return 0;
+            }
+            if (!(slot->n_ids & KEPT_COUNTED)) {
+                for (uint32_t k = 0; k < n_ids; k++)
+                    emit(out, slot->data[k]);
+                return 0;
+            }
+        }
+    }
     if (n >= SHORT_PIECE)
         return merge_long(e, p, n, out);
-    if (n > MEMO_MAX_PIECE)
-        return merge_short(e, p, n, out);
+    if (n > MEMO_MAX_PIECE) {
+        size_t before = out->n;
+        int status = merge_short(e, p, n, out);
+        if (status == 0 && slot != NULL)
+            keep(slot, h, p, n, out, before);
+        return status;
+    }
     if (memos->slots == NULL) {
         memos->slots = calloc(memos->size, sizeof(Memo));
         memos->arena = malloc(memos->size / 2 * MEMO_MAX_PIECE);
@@ -364,7 +460,7 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
     size_t i = h & (memos->size - 1);
     for (; memos->slots[i].size; i = (i + 1) & (memos->size - 1)) {
         const Memo *m = &memos->slots[i];
-        if (m->hash == h && m->size == n && memcmp(memos->arena + m->key, p, n) == 0) {
+        if (m->hash == h && m->size == n && same_bytes(memos->arena + m->key, p, n)) {
             for (uint32_t k = 0; k < m->n_ids; k++)
                 emit(out, out->count_only ? 0 : out->v[m->ids + k]);
             return 0;
@@ -372,6 +468,8 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
     }
     size_t before = out->n;
     int status = merge_short(e, p, n, out);
+    if (status == 0 && slot != NULL)
+        keep(slot, h, p, n, out, before);
     if (status == 0 && !out->failed && memos->used < memos->size / 2) {
         memcpy(memos->arena + memos->arena_size, p, n);
         memos->slots[i] = (Memo){h, (uint32_t)memos->arena_size, (uint32_t)n, (uint32_t)before,
@@ -707,6 +805,15 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
     size_t cap = 0;
     int status = 0;
     Memos memos = {NULL, 64, 0, NULL, 0};
+    KeptTable *table = NULL; /* the first free one, if any */
+    for (int k = 0; k < KEPT_TABLES && table == NULL; k++)
+        if (!atomic_flag_test_and_set_explicit(&e->kept[k].busy, memory_order_acquire))
+            table = &e->kept[k];
+    if (table != NULL && table->slots == NULL && (table->slots = calloc(KEPT_SLOTS, sizeof(Kept))) == NULL) {
+        atomic_flag_clear_explicit(&table->busy, memory_order_release);
+        table = NULL;
+    }
+    Kept *kept = table != NULL ? table->slots : NULL;
     while (memos.size < MEMO_SLOTS && (Py_ssize_t)memos.size < t->n / 2) /* a slot per two characters */
         memos.size *= 2;
     for (Py_ssize_t i = 0; i < t->n;) {
@@ -731,7 +838,7 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
             status = -2;
             break;
         }
-        int r = encode_piece(e, p, size, out, &memos);
+        int r = encode_piece(e, p, size, out, &memos, kept);
         if (r == -1) {
             status = 1;
             break;
@@ -743,6 +850,8 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
         i = j;
     }
 done:
+    if (table != NULL)
+        atomic_flag_clear_explicit(&table->busy, memory_order_release);
     free(buf);
     free(memos.slots);
     free(memos.arena);
@@ -754,6 +863,9 @@ done:
 static void
 encoder_free_struct(Encoder *e)
 {
+    for (int k = 0; e->kept != NULL && k < KEPT_TABLES; k++)
+        free(e->kept[k].slots);
+    free(e->kept);
     id_ints_clear(&e->ids);
     if (e->image.obj != NULL)
         PyBuffer_Release(&e->image);
@@ -808,11 +920,16 @@ encoder_shell(PyObject *classes, long grammar)
         return NULL;
     }
     Encoder *e = calloc(1, sizeof(Encoder));
-    if (e == NULL || (e->classes = malloc(N_CODEPOINTS)) == NULL) {
+    if (e == NULL || (e->classes = malloc(N_CODEPOINTS)) == NULL ||
+        (e->kept = calloc(KEPT_TABLES, sizeof(KeptTable))) == NULL) {
+        if (e != NULL)
+            free(e->classes);
         free(e);
         PyErr_NoMemory();
         return NULL;
     }
+    for (int k = 0; k < KEPT_TABLES; k++)
+        atomic_flag_clear(&e->kept[k].busy);
     memcpy(e->classes, PyBytes_AS_STRING(classes), N_CODEPOINTS);
     e->grammar = (int)grammar;
     for (int b = 0; b < 256; b++)
@@ -1102,7 +1219,7 @@ typedef struct {
 } ImageHeader;
 
 #define IMAGE_MAGIC 0x4e454b54u /* "TKEN" */
-#define IMAGE_VERSION 1u
+#define IMAGE_VERSION 2u /* 2: hash_bytes reads a piece's last word whole */
 
 /* encoder_image(encoder) -> the encoder's tables as an image (build_mapped reads it back). */
 static PyObject *

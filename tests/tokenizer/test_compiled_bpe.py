@@ -153,6 +153,56 @@ def test_pieces_recur_within_a_call(engines):
     assert fast.count_ordinary(text) == len(reference.encode_ordinary(text))
 
 
+# Forty pieces that are no token: their ids come from merges.
+_MERGED = [f"{'কখগঘঙচছজঝঞ'[k % 10]}{'ёжзийклмнопрстуфхцчшщ'[k % 20]}ৠ{k}" for k in range(40)]
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    words=st.lists(st.sampled_from([*_MERGED, "x", " y", "\n", "123"]), min_size=1, max_size=40),
+    modes=st.permutations([0, 1, 2]),
+)
+def test_pieces_kept_across_calls_give_the_reference_ids(engines, words, modes):
+    """The encoder keeps merged pieces' ids from call to call (a count keeps only how many): whatever
+    the order of list, count and array calls, short texts (the GIL held) and long ones (released),
+    every call gives the reference's ids."""
+    fast, reference = engines
+    for text in (" ".join(words), " ".join(words * (300 // len(words) + 1))):
+        ids = reference.encode_ordinary(text)
+        for mode in modes:
+            got = _bpe.encode(fast._encoder, text, mode)
+            assert got == (ids if mode == 0 else len(ids) if mode == 1 else array("I", ids).tobytes())
+
+
+def test_more_pieces_than_are_kept_evict_each_other_soundly(engines):
+    """Twenty thousand distinct merged pieces (more than the kept table's slots) and then the same
+    again, in a different order: each slot now holds the piece last put there, and reading it back is
+    right."""
+    fast, reference = engines
+    words = [f"ঌ{chr(0x995 + k % 30)}ৠ{k}ঔ" for k in range(20000)]
+    for text in (" ".join(words), " ".join(reversed(words)), " ".join(words[::7])):
+        assert _bpe.encode(fast._encoder, text, 1) == len(reference.encode_ordinary(text))
+        assert fast.encode_ordinary(text) == reference.encode_ordinary(text)
+
+
+def test_threads_share_the_kept_pieces_safely(engines):
+    """Long texts (encoded without the GIL) on four threads at once, each text more distinct merged
+    pieces than a kept table has slots, so slots are rewritten all the time: a call takes a kept table
+    no other call holds, or goes without; every result is the reference's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    fast, reference = engines
+    texts = [" ".join(f"ঌ{chr(0x995 + k % 30)}ৠ{k * 7 + shift}ঔ" for k in range(12000)) for shift in range(4)]
+    expected = [reference.encode_ordinary(t) for t in texts]
+
+    def run(offset: int) -> bool:
+        picks = [(k + offset) % 4 for k in range(6)]
+        return all(_bpe.encode(fast._encoder, texts[i], 0) == expected[i] for i in picks)
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(run, range(8)))
+
+
 def test_batches_and_long_texts_on_all_cores(engines):
     fast, reference = engines
     block = "def f(x):\n    return x + 1  # 注释 ✓\n\n" + "Токенизатор 分词器 😀 トークン 123456\r\n"

@@ -194,8 +194,8 @@ def _compute_nfc_flags() -> bytes:
 
 
 # The image kind of an encoder's tables (toklane._bpe.encoder_image: the hash table's layout is the C
-# code's, so the kind names its version).
-_ENCODER_IMAGE = "encoder-1"
+# code's, its hash function included, so the kind names its version: 2 since hash_bytes reads words).
+_ENCODER_IMAGE = "encoder-2"
 
 
 def _packed_encoder(ranks: image_cache.PackedRanks, classes: bytes, grammar: int, table: str) -> Any:
@@ -281,6 +281,9 @@ class CompiledEngine:
     def encode_ordinary(self, text: str) -> list[int]:
         if len(text) >= PARALLEL_MIN and self.threads > 1:
             return self.encode_ordinary_batch([text])[0]
+        if self._normalize is None:  # (a short text's call: no frame more than it needs)
+            ids = _bpe.encode(self._encoder, text, _AS_LIST)
+            return self._reference.encode_ordinary(text) if ids is None else ids
         return self._one(self._prepare(text))  # NFC where the family normalises (Qwen)
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
