@@ -48,7 +48,9 @@ class RankedBPEBackend:
     # encode ------------------------------------------------------------------
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         added = self._match_atomic if split_special_tokens else self._match_all
-        hits = added.find_all(text) if added is not None else None
+        if added is None or (added.lead is not None and added.lead not in text):  # (most texts: no scan)
+            return self._engine.encode_ordinary(text)
+        hits = added.find_all(text)
         if not hits:
             return self._engine.encode_ordinary(text)
         ids: list[int] = []
