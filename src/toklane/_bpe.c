@@ -1899,6 +1899,131 @@ byte_level_size(const int16_t byte_of[BYTE_LEVEL_CHARS], PyObject *part)
     return (uint32_t)n;
 }
 
+/* The byte-level tokens of a vocabulary by their bytes (the merges replay's look-ups, made without a
+ * Python object per merge): each token's bytes (held by the ranks dict) and id (-1 where the id is not
+ * an int, as the replay reads it). */
+typedef struct {
+    const uint8_t *bytes;
+    size_t size;
+    long id;
+} Spelled;
+
+typedef struct {
+    Spelled *items;
+    size_t n, cap;
+    uint32_t *slots; /* index + 1 into items; 0: empty */
+    uint64_t mask;
+} SpelledTable;
+
+static int
+spelled_add(SpelledTable *t, PyObject *spelled, PyObject *id)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap * 2 + 1024;
+        Spelled *items = realloc(t->items, cap * sizeof(Spelled));
+        if (items == NULL)
+            return -1;
+        t->items = items;
+        t->cap = cap;
+    }
+    long v = PyLong_Check(id) ? PyLong_AsLong(id) : -1; /* (ids were read as longs already: no overflow) */
+    t->items[t->n++] = (Spelled){(const uint8_t *)PyBytes_AS_STRING(spelled), (size_t)PyBytes_GET_SIZE(spelled), v};
+    return 0;
+}
+
+static int
+spelled_index(SpelledTable *t)
+{
+    uint64_t slots = 1024;
+    while (slots < 2 * (uint64_t)t->n)
+        slots *= 2;
+    if ((t->slots = calloc(slots, sizeof(uint32_t))) == NULL)
+        return -1;
+    t->mask = slots - 1;
+    for (size_t k = 0; k < t->n; k++) {
+        uint64_t i = hash_bytes(t->items[k].bytes, t->items[k].size) & t->mask;
+        while (t->slots[i])
+            i = (i + 1) & t->mask;
+        t->slots[i] = (uint32_t)(k + 1);
+    }
+    return 0;
+}
+
+static const Spelled *
+spelled_find(const SpelledTable *t, const uint8_t *p, size_t n)
+{
+    for (uint64_t i = hash_bytes(p, n) & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
+        const Spelled *s = &t->items[t->slots[i] - 1];
+        if (s->size == n && same_bytes(s->bytes, p, n))
+            return s;
+    }
+    return NULL;
+}
+
+/* Appends the bytes a byte-level string spells to buf at *at, a ' ' where space_splits and none yet
+ * (*space: where it fell, in bytes), and returns 1; 0 where a character is outside the alphabet. */
+static int
+spell_into(const int16_t byte_of[BYTE_LEVEL_CHARS], PyObject *part, uint8_t *buf, size_t *at, Py_ssize_t *space)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(part);
+    int kind = PyUnicode_KIND(part);
+    const void *data = PyUnicode_DATA(part);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == ' ' && space != NULL && *space < 0)
+            *space = (Py_ssize_t)*at;
+        else if (c >= BYTE_LEVEL_CHARS || byte_of[c] < 0)
+            return 0;
+        else
+            buf[(*at)++] = (uint8_t)byte_of[c];
+    }
+    return 1;
+}
+
+/* Merge k's result id by bytes (2: a part is not a byte-level string, the caller reads it the object
+ * way), in *i (-1 where it is no merge of two tokens into a token) and its left part's size. */
+static int
+merge_by_bytes(const int16_t byte_of[BYTE_LEVEL_CHARS], const SpelledTable *t, PyObject *merge, uint8_t **buf,
+               size_t *cap, long *i, uint32_t *left_size)
+{
+    PyObject *a = merge, *b = NULL;
+    if (PyList_Check(merge)) {
+        if (PyList_GET_SIZE(merge) != 2 || !PyUnicode_Check(PyList_GET_ITEM(merge, 0)) ||
+            !PyUnicode_Check(PyList_GET_ITEM(merge, 1)))
+            return 2;
+        a = PyList_GET_ITEM(merge, 0);
+        b = PyList_GET_ITEM(merge, 1);
+    }
+    else if (!PyUnicode_Check(merge))
+        return 2;
+    size_t need = (size_t)PyUnicode_GET_LENGTH(a) + (b != NULL ? (size_t)PyUnicode_GET_LENGTH(b) : 0);
+    if (need > *cap) {
+        uint8_t *grown = realloc(*buf, need);
+        if (grown == NULL)
+            return -1;
+        *buf = grown;
+        *cap = need;
+    }
+    size_t at = 0;
+    Py_ssize_t space = b != NULL ? 0 : -1;
+    if (!spell_into(byte_of, a, *buf, &at, b != NULL ? NULL : &space))
+        return 2;
+    if (b != NULL) {
+        space = (Py_ssize_t)at;
+        if (!spell_into(byte_of, b, *buf, &at, NULL))
+            return 2;
+    }
+    if (space < 0)
+        return 2; /* (no space: the object way names the failure) */
+    const Spelled *made = spelled_find(t, *buf, at);
+    *i = made != NULL && spelled_find(t, *buf, (size_t)space) != NULL &&
+                 spelled_find(t, *buf + space, at - (size_t)space) != NULL
+             ? made->id
+             : -1;
+    *left_size = (uint32_t)space;
+    return 0;
+}
+
 /* replay(vocab, merges) -> (ranks, left) or (None, what, detail): toklane.tokenizer.deepseek_v4.replay's
  * two passes (which holds the contract, the option checks and the messages; its Python body is the
  * reference where this module is not built). ranks: bytes -> id of each byte-level token of vocab (a
@@ -1917,6 +2042,9 @@ bpe_replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int16_t byte_of[BYTE_LEVEL_CHARS];
     byte_level_table(byte_of);
     PyObject *ranks = PyDict_New(), *left = NULL, *failed = NULL;
+    SpelledTable table = {0};
+    uint8_t *buf = NULL;
+    size_t cap = 0;
     if (ranks == NULL)
         return NULL;
     long top = 0;
@@ -1941,7 +2069,7 @@ bpe_replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         int seen = PyDict_Contains(ranks, spelled);
         if (seen == 0)
-            seen = PyDict_SetItem(ranks, spelled, id) < 0 ? -1 : 0;
+            seen = PyDict_SetItem(ranks, spelled, id) < 0 || spelled_add(&table, spelled, id) < 0 ? -1 : 0;
         else if (seen == 1)
             failed = Py_BuildValue("(OsO)", Py_None, "same-bytes", token);
         singles += PyBytes_GET_SIZE(spelled) == 1;
@@ -1962,8 +2090,29 @@ bpe_replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     memset(split, 0, (size_t)(top + 1) * sizeof(uint32_t));
     long last = -1;
     Py_ssize_t n_merges = PyList_GET_SIZE(merges);
+    if (spelled_index(&table) < 0) {
+        PyErr_NoMemory();
+        goto error;
+    }
     for (Py_ssize_t k = 0; k < n_merges; k++) {
         PyObject *merge = PyList_GET_ITEM(merges, k), *a = NULL, *b = NULL;
+        long by_bytes = -1;
+        uint32_t left_size = 0;
+        int way = merge_by_bytes(byte_of, &table, merge, &buf, &cap, &by_bytes, &left_size);
+        if (way < 0) {
+            PyErr_NoMemory();
+            goto error;
+        }
+        if (way == 0) { /* (both parts byte-level strings: read by their bytes) */
+            if (by_bytes >= 0)
+                split[by_bytes] = left_size;
+            if (by_bytes < 0 || by_bytes <= last) {
+                failed = Py_BuildValue("(Osn)", Py_None, "merge", k);
+                goto done;
+            }
+            last = by_bytes;
+            continue;
+        }
         if (PyUnicode_Check(merge)) {
             Py_ssize_t at = PyUnicode_FindChar(merge, ' ', 0, PyUnicode_GET_LENGTH(merge), 1);
             if (at == -2)
@@ -2008,6 +2157,9 @@ bpe_replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyDict_GET_SIZE(ranks) != n_merges + 256 || singles != 256)
         failed = Py_BuildValue("(OsO)", Py_None, "counts", Py_None);
 done:
+    free(table.items);
+    free(table.slots);
+    free(buf);
     if (failed != NULL) {
         Py_DECREF(ranks);
         Py_XDECREF(left);
@@ -2018,6 +2170,9 @@ done:
     Py_DECREF(left);
     return result;
 error:
+    free(table.items);
+    free(table.slots);
+    free(buf);
     Py_DECREF(ranks);
     Py_XDECREF(left);
     return NULL;

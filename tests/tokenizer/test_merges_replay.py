@@ -59,7 +59,7 @@ def merge_tables(draw: st.DrawFn) -> tuple[dict, list]:
         if a + b not in vocab:
             vocab[a + b] = len(vocab)
             merges.append(draw(st.sampled_from([f"{a} {b}", [a, b]])))
-    spoil = draw(st.integers(0, 7))
+    spoil = draw(st.integers(0, 10))
     if spoil == 1 and len(merges) > 1:
         merges.reverse()
     elif spoil == 2:
@@ -73,6 +73,17 @@ def merge_tables(draw: st.DrawFn) -> tuple[dict, list]:
         vocab["aĠ"] = len(vocab)
     elif spoil == 6 and merges:
         del merges[draw(st.integers(0, len(merges) - 1))]
+    elif spoil == 7:  # a part or the result no token (each form), the result perhaps a token
+        merge = draw(st.sampled_from([["qq", "a"], ["a", "qq"], "a qq", "qq a", ["a", "ĠĊĠ"], "e Ċ", ["Ċ", "e"]]))
+        if draw(st.booleans()):
+            vocab.setdefault("".join(merge if isinstance(merge, list) else merge.split(" ")), len(vocab))
+        merges.append(merge)
+    elif spoil == 8:  # a part no byte-level string, in the vocabulary with its result
+        vocab["\u2581x"] = len(vocab)
+        vocab["\u2581xa"] = len(vocab)
+        merges.append(draw(st.sampled_from(["\u2581x a", ["\u2581x", "a"]])))
+    elif spoil == 9:  # spaces where a string merge has one
+        merges.append(draw(st.sampled_from(["a b c", "a  b", " a", "a ", " "])))
     return vocab, merges
 
 
