@@ -14,6 +14,7 @@
  * decode(encoder, ids) -> the ids' bytes joined (None where one is not a rank).
  * irregular(encoder, left=None) -> the ranks of tokens rank BPE (or merge rules) does not build.
  * packed_check(payload) -> what a ranks payload holds (layout, dense ranks, single bytes, lowest).
+ * pack_ranks(ranks) -> a ranks dict as such a payload (toklane.tokenizer.image_cache.ranks_payload).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * encoder_image(encoder) -> its tables as bytes; build_mapped(image, classes, grammar) -> an encoder
@@ -2178,7 +2179,55 @@ error:
     return NULL;
 }
 
+/* pack_ranks(ranks) -> toklane.tokenizer.image_cache.ranks_payload(ranks) (counts as little-endian
+ * uint32, then native int32 offsets and ranks, then the blob), or None where a key is not bytes or a
+ * rank not an int32 (the caller's Python path then says what is wrong). */
+static PyObject *
+bpe_pack_ranks(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || !PyDict_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "pack_ranks(ranks: dict)");
+        return NULL;
+    }
+    PyObject *ranks = args[0], *token, *rank;
+    Py_ssize_t pos = 0, n = PyDict_GET_SIZE(ranks);
+    uint64_t size = 0;
+    while (PyDict_Next(ranks, &pos, &token, &rank)) {
+        if (!PyBytes_Check(token) || !PyLong_Check(rank))
+            Py_RETURN_NONE;
+        int overflow;
+        long long r = PyLong_AsLongLongAndOverflow(rank, &overflow);
+        if (overflow || r < INT32_MIN || r > INT32_MAX)
+            Py_RETURN_NONE;
+        size += (uint64_t)PyBytes_GET_SIZE(token);
+    }
+    if (size > INT32_MAX || n > INT32_MAX / 8)
+        Py_RETURN_NONE;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 8 + 4 * (n + 1) + 4 * n + (Py_ssize_t)size);
+    if (out == NULL)
+        return NULL;
+    uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
+    uint32_t counts[2] = {(uint32_t)n, (uint32_t)size};
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 4; b++)
+            o[4 * k + b] = (uint8_t)(counts[k] >> (8 * b));
+    uint8_t *offsets = o + 8, *values = offsets + 4 * (n + 1), *blob = values + 4 * n;
+    int32_t at = 0;
+    memcpy(offsets, &at, 4);
+    pos = 0;
+    for (Py_ssize_t k = 0; PyDict_Next(ranks, &pos, &token, &rank); k++) {
+        int32_t r = (int32_t)PyLong_AsLongLong(rank), len = (int32_t)PyBytes_GET_SIZE(token);
+        memcpy(blob + at, PyBytes_AS_STRING(token), (size_t)len);
+        at += len;
+        memcpy(offsets + 4 * (k + 1), &at, 4);
+        memcpy(values + 4 * k, &r, 4);
+    }
+    return out;
+}
+
 static PyMethodDef bpe_methods[] = {
+    {"pack_ranks", (PyCFunction)(void (*)(void))bpe_pack_ranks, METH_FASTCALL,
+     "pack_ranks(ranks) -> the ranks as an image payload (image_cache.ranks_payload), or None"},
     {"flag_scan", (PyCFunction)(void (*)(void))bpe_flag_scan, METH_FASTCALL,
      "flag_scan(flags, prefixes, text) -> (hits, shorts, candidates, windows) as bytes, or None for a "
      "lone surrogate"},

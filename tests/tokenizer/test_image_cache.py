@@ -12,7 +12,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests.profiles import examples
 from tests.references import CORPUS
 from toklane.tokenizer import bundled, image_cache
 from toklane.tokenizer.bundled import BUNDLED
@@ -311,3 +314,20 @@ def test_deepseek_skeleton_chooses_as_the_whole_file() -> None:
     a, b = choose_engine(whole), choose_engine(skeleton)
     assert (a.engine, a.upgrade, a.explain()) == (b.engine, b.upgrade, b.explain())
     assert skeleton["added_tokens"] == whole["added_tokens"]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.dictionaries(st.binary(min_size=0, max_size=12), st.integers(-(2**31), 2**31 - 1), max_size=40))
+def test_the_compiled_ranks_payload_is_the_python_one(ranks: dict[bytes, int]) -> None:
+    """``ranks_payload`` (``toklane._bpe.pack_ranks`` where built) writes what its Python path writes,
+    and what it packs reads back as the same ranks."""
+    payload = image_cache.ranks_payload(ranks)
+    assert payload == image_cache._ranks_payload_python(ranks)
+    if all(ranks):  # (a token of no bytes does not read back)
+        assert image_cache.ranks_from_payload(payload) == ranks
+
+
+def test_ranks_the_payload_cannot_hold_raise_as_before() -> None:
+    for ranks in ({b"a": 2**31}, {"a": 1}, {b"a": "1"}):
+        with pytest.raises((OverflowError, TypeError)):
+            image_cache.ranks_payload(ranks)  # type: ignore[arg-type]
