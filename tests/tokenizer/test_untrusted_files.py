@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import toklane
 from tests.profiles import examples
-from toklane.tokenizer import bundled, files, patterns
+from toklane.tokenizer import assembly, bundled, files, patterns, user_files
 from toklane.tokenizer.bytelevel import bytes_to_token_string
 
 ROUND_TRIP = [
@@ -461,8 +461,8 @@ def test_mutated_tiktoken_ranks_load_or_fail_cleanly(tmp_path, small_ranks_file,
     data = _mutated(small_ranks_file, edits)
     path = _write(tmp_path, "small.tiktoken", data)
     try:
-        ranks = bundled.read_tiktoken_ranks(path)
-        engine = bundled.ranks_engine("mutated", patterns.CL100K, ranks, source=str(path))
+        ranks = user_files.read_tiktoken_ranks(path)
+        engine = assembly.ranks_engine("mutated", patterns.CL100K, ranks, source=str(path))
     except toklane.TokenizerLoadError as exc:
         event(f"rejected: {exc.reason.split(':')[0][:40]}")
         return

@@ -25,8 +25,8 @@ import toklane
 from tests.profiles import examples
 from tests.references import CORPUS
 from tests.tokenizer import pipelines
-from toklane.tokenizer import bundled as bundled_module
 from toklane.tokenizer import patterns
+from toklane.tokenizer import user_files as user_files_module
 from toklane.tokenizer.compiled_pipelines import SINGLE_SPLITS
 from toklane.tokenizer.engines import staged
 from toklane.tokenizer.engines.choose import choose_engine
@@ -282,8 +282,8 @@ def _read_again_without_parsing(monkeypatch, target) -> toklane.Tokenizer:
 
     with monkeypatch.context() as m:
         m.setattr(registry, "load_json", no_parse)
-        m.setattr(bundled_module, "load_json", no_parse)
-        m.setattr(bundled_module, "check_tokenizer_json", no_parse)
+        m.setattr(user_files_module, "load_json", no_parse)
+        m.setattr(user_files_module, "check_tokenizer_json", no_parse)
         return registry._read_path(target, str(target))
 
 

@@ -30,21 +30,17 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TokenizerLoadError, ToklaneError, UnknownTokenizerError, json_kind
-from .bundled import (
-    BUNDLED,
-    FAMILY_BY_RANK_COUNT,
-    O200K_HARMONY,
-    BundledTokenizer,
+from .assembly import ranked_tokenizer, ranks_engine
+from .bundled import BUNDLED, FAMILY_BY_RANK_COUNT, O200K_HARMONY, BundledTokenizer
+from .core import Tokenizer
+from .files import check_ranks, is_engine_failure, load_json, read_head, read_text
+from .user_files import (
     hf_json_tokenizer,
-    ranked_tokenizer,
-    ranks_engine,
     read_tiktoken_ranks,
     seen_tokenizer_json,
     sentencepiece_tokenizer,
     tekken_tokenizer,
 )
-from .core import Tokenizer
-from .files import check_ranks, is_engine_failure, load_json, read_head, read_text
 
 PATH_CACHE_SIZE = 32
 
@@ -751,7 +747,7 @@ def _to_str(tok: Any, label: str) -> str:
 
 
 def _tiktoken_builder(enc: Any) -> Callable[[], Tokenizer]:
-    from .bundled import RankedFamily
+    from .assembly import RankedFamily
     from .engines.base import AddedToken
 
     name = enc.name

@@ -289,7 +289,16 @@ class CompiledEngine:
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
         total = sum(map(len, texts))
         if self.threads == 1 or total < _BATCH_PARALLEL_MIN or (len(texts) == 1 and total < PARALLEL_MIN):
-            return [self._one(self._prepare(t)) for t in texts]
+            if self._normalize is not None:
+                return [self._one(self._prepare(t)) for t in texts]
+            encoder = self._encoder
+            out = [_bpe.encode(encoder, t, _AS_LIST) for t in texts]
+            if None in out:  # (declined: a lone surrogate, say)
+                out = [
+                    self._reference.encode_ordinary(t) if ids is None else ids
+                    for t, ids in zip(texts, out, strict=True)
+                ]
+            return out
         # Every text, long ones cut at pre-token boundaries, encoded part by part on all cores
         # (quickranks.encode_parts). Texts are cut before NFC (NFKC) and each part normalised on its
         # core: a cut (pieces._SAFE_CUT) is also a normalisation boundary, so NFC(text) is the parts'

@@ -68,13 +68,13 @@ class RankedBPEBackend:
 
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
         added = self._match_atomic if split_special_tokens else self._match_all
-        if added is None or not any(added.find_all(t) for t in texts):
+        if added is None or not any(added.find_all(t) for t in _holding(texts, added.lead)):
             return self._engine.encode_ordinary_batch(texts)
         return [self.encode(t, split_special_tokens) for t in texts]
 
     def encode_batch_flat(self, texts: list[str], split_special_tokens: bool) -> tuple[Any, Any]:
         added = self._match_atomic if split_special_tokens else self._match_all
-        if added is None or not any(added.find_all(t) for t in texts):
+        if added is None or not any(added.find_all(t) for t in _holding(texts, added.lead)):
             flat = getattr(self._engine, "encode_ordinary_flat", None)
             return flat(texts) if flat is not None else flatten(self._engine.encode_ordinary_batch(texts))
         return flatten([self.encode(t, split_special_tokens) for t in texts])
@@ -123,3 +123,8 @@ class RankedBPEBackend:
             raw[t.id] = t.content.encode()
             strings[t.id] = t.content
         return strings, raw
+
+
+def _holding(texts: list[str], lead: str | None) -> Iterable[str]:
+    """The texts that may hold an added token: those with its first character, where all share one."""
+    return texts if lead is None else (t for t in texts if lead in t)
