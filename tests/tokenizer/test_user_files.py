@@ -534,6 +534,31 @@ def test_a_users_file_loads_again_from_the_disk_cache(tmp_path, monkeypatch, dee
     assert image_cache.cache_dir() == tmp_path / "cache"
 
 
+def test_a_first_load_builds_one_encoder(tmp_path, monkeypatch, deepseek_json):
+    """A user's file loaded for the first time (empty cache) builds the compiled encoder once: the
+    irregular-token check runs on the encoder the engine then uses, not on a second one."""
+    from toklane.tokenizer import registry
+    from toklane.tokenizer.engines import compiled
+
+    monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path / "cache"))
+    target = tmp_path / "tokenizer.json"
+    shutil.copy(deepseek_json, target)
+    builds = []
+
+    class Counting:
+        def __getattr__(self, name):
+            found = getattr(real, name)
+            if name in ("build", "build_packed", "build_mapped"):
+                return lambda *args: builds.append(name) or found(*args)
+            return found
+
+    real = compiled._bpe
+    monkeypatch.setattr(compiled, "_bpe", Counting())
+    tok = registry._read_path(target, str(target))
+    assert tok.engine == "compiled" and builds == ["build"], builds
+    assert tok.encode("hello world") == toklane.load_tokenizer("deepseek-v4").encode("hello world")
+
+
 def _small_deepseek_style(folder, merges: list[tuple[str, str]]):
     """A tokenizer.json with DeepSeek-V4's pre-tokeniser over 256 bytes and ``merges`` (in order)."""
     from toklane.tokenizer import deepseek_v4

@@ -25,7 +25,7 @@ from .core import Tokenizer
 from .engines.base import AddedToken
 from .engines.choose import choose_engine, without_normalizer
 from .engines.compiled import NATIVE as compiled_in_use
-from .engines.compiled import compiled_engine, irregular_ranks, is_nfkc
+from .engines.compiled import compiled_engine, encoder_for, irregular_ranks, is_nfkc
 from .engines.compiled import handles as compiled_handles
 from .engines.hf import HF_NORMALIZERS, HFBackend
 from .files import (
@@ -115,14 +115,16 @@ def _compiled_json(
     if pipeline is None:
         raise TokenizerLoadError(source, "not a pipeline the compiled encoder reproduces")
     pattern = pipeline.pattern
+    built: list[Any] = []  # (the encoder the irregular check built, where it ran)
 
     def replayed() -> dict[bytes, int]:
         try:
             ranks, left = deepseek_v4.replay(whole()["model"], source, allow_ignore_merges=check_regular)
         except TokenizerLoadError as exc:
             raise MergesNotRanks(exc.spec, exc.reason) from None
-        if check_regular:
-            _refuse_irregular(ranks, left, source)
+        if check_regular:  # (the compiled encoder it builds is the engine's: one build per load)
+            built.append(encoder_for(pattern, ranks) if compiled_in_use and compiled_handles(pattern) else None)
+            _refuse_irregular(ranks, left, source, built[0])
         return ranks
 
     if cache_ranks or ranks_key is not None:
@@ -149,7 +151,7 @@ def _compiled_json(
         probe=not compiled_handles(pattern),
     )
     # toklane's compiled encoder over the same pattern and ranks (3x tiktoken; tiktoken where not built)
-    engine = probed(compiled_engine(engine, pattern, ranks), source, source)
+    engine = probed(compiled_engine(engine, pattern, ranks, built[0] if built else None), source, source)
     return ranked_tokenizer(
         name,
         family,
@@ -165,14 +167,14 @@ class MergesNotRanks(TokenizerLoadError):
     """A file's merges do not replay as ranks (a fact of its text: remembered for it, not tried again)."""
 
 
-def _refuse_irregular(ranks: dict[bytes, int], left: array, source: str) -> None:
+def _refuse_irregular(ranks: dict[bytes, int], left: array, source: str, encoder: Any = None) -> None:
     """A :class:`MergesNotRanks` where ranked BPE may read a text differently from HF's BPE over the
     file's merges: a token that ranked BPE, or the merge rules, do not build from its own bytes (a
     vocabulary extended by hand: HF applies only the file's merges and never looks a whole pre-token
     up, ranked BPE merges any two parts that make a token). Such a file loads with ``tokenizers``.
     ``left``: each merge's split (:func:`.deepseek_v4.replay`)."""
     # (tiktoken's ranks engine, where the compiled one is not in use: ranked BPE too)
-    found = irregular_ranks(ranks, left) if compiled_in_use else irregular.find_irregular(ranks)
+    found = irregular_ranks(ranks, left, encoder) if compiled_in_use else irregular.find_irregular(ranks)
     if found:
         by_id = {i: t for t, i in ranks.items()}
         shown = ", ".join(repr(by_id[i].decode("utf-8", "replace")) for i in sorted(found)[:3])

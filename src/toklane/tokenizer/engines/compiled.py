@@ -82,12 +82,20 @@ def handles(pattern: str) -> bool:
     return NATIVE and pattern in _grammars()
 
 
-def compiled_engine(engine: TiktokenEngine, pattern: str, ranks: Mapping[bytes, int]) -> Any:
+def compiled_engine(engine: TiktokenEngine, pattern: str, ranks: Mapping[bytes, int], encoder: Any = None) -> Any:
     """``engine`` (tiktoken over ``pattern`` and ``ranks``) behind the compiled encoder,
-    where ``pattern`` is one it compiles and the module is in use; else ``engine``."""
+    where ``pattern`` is one it compiles and the module is in use; else ``engine``. ``encoder``: the
+    one :func:`encoder_for` built over these ranks and this pattern already (else it is built here)."""
     if not handles(pattern):
         return engine
-    return CompiledEngine(engine, ranks, *_grammars()[pattern])
+    return CompiledEngine(engine, ranks, *_grammars()[pattern], encoder=encoder)
+
+
+def encoder_for(pattern: str, ranks: Mapping[bytes, int]) -> Any:
+    """The compiled encoder over ``ranks`` for ``pattern`` (one :func:`handles`): what a load that needs an
+    encoder before its engine (the irregular check of a user's file) builds, and the engine then takes."""
+    grammar, *classes = _grammars()[pattern]
+    return _bpe.build(image_cache.as_dict(ranks), _class_table(*classes), grammar)
 
 
 def replay_merges(vocab: dict[str, int], merges: list[Any]) -> tuple[Any, ...] | None:
@@ -96,11 +104,13 @@ def replay_merges(vocab: dict[str, int], merges: list[Any]) -> tuple[Any, ...] |
     return _bpe.replay(vocab, merges) if NATIVE else None
 
 
-def irregular_ranks(ranks: Mapping[bytes, int], left: Any) -> list[int]:
+def irregular_ranks(ranks: Mapping[bytes, int], left: Any, encoder: Any = None) -> list[int]:
     """The ranks of the tokens that ranked BPE, or the merge rules ``left`` gives (each merge's left part,
     in bytes, at its result's id: :func:`..deepseek_v4.replay`), do not build from their own bytes
-    (``toklane._bpe.irregular``; compiled encoder only)."""
-    encoder = _bpe.build(image_cache.as_dict(ranks), _class_table(()), _QWEN3_5)  # (only its merging is used)
+    (``toklane._bpe.irregular``; compiled encoder only). ``encoder``: one over ``ranks`` already built
+    (:func:`encoder_for`; only its merging is used), else one is built for the check."""
+    if encoder is None:
+        encoder = _bpe.build(image_cache.as_dict(ranks), _class_table(()), _QWEN3_5)
     return _bpe.irregular(encoder, left)
 
 
@@ -231,11 +241,12 @@ class CompiledEngine:
         grammar: int,
         cjk: tuple,
         cased: bool = False,
+        *,
+        encoder: Any = None,
     ) -> None:
         self._reference = reference
         classes = _class_table(cjk, cased)
-        encoder = None
-        if isinstance(ranks, image_cache.PackedRanks):  # (read in place: no object per token)
+        if encoder is None and isinstance(ranks, image_cache.PackedRanks):  # (read in place: no object per token)
             encoder = _packed_encoder(ranks, classes, grammar, f"{cjk}|{cased}")
         self._encoder = encoder or _bpe.build(image_cache.as_dict(ranks), classes, grammar)
         self.threads = reference.threads
