@@ -89,8 +89,9 @@ typedef struct {
 
 /* A direct-mapped table of pieces' ids, one call at a time: a call takes a free one (busy, atomically)
  * or goes without, so encoders on other threads (without the GIL) never share a slot being written.
- * Allocated on its first use. */
-#define KEPT_SLOTS 8192
+ * 2 MB each, allocated zeroed on first use (its pages are touched as pieces are kept): 16K slots keep
+ * ~10% more of a code text's pieces than 8K did, for ~10% more speed there. */
+#define KEPT_SLOTS 16384
 #define KEPT_TABLES 2
 typedef struct {
     atomic_flag busy;
