@@ -1079,9 +1079,81 @@ def cold_start_rows(rows: list, quick: bool) -> None:
             )
 
 
+_CLI = "import sys; from toklane.cli import main; sys.exit(main())"
+
+
+def _serve_first_answer(env: dict[str, str]) -> float | None:
+    """Wall seconds from starting ``toklane serve`` (a fresh process) to its first 200 answer on
+    ``POST /v1/tokenize`` (qwen3.6), or None where it did not answer within 30 s."""
+    import http.client
+    import json
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:  # (a free port)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    body = json.dumps({"model": "qwen3.6", "text": "hello world"})
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CLI, "serve", "--port", str(port), "--log-level", "warning"],
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while time.perf_counter() - start < 30:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                conn.request("POST", "/v1/tokenize", body, {"content-type": "application/json"})
+                answer = conn.getresponse()
+                answer.read()
+                return time.perf_counter() - start if answer.status == 200 else None
+            except OSError:
+                time.sleep(0.005)
+        return None
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def _count_wall(env: dict[str, str], path: str) -> float | None:
+    """Wall seconds of ``toklane count --model qwen3.6`` on ``path`` in a fresh process, or None."""
+    import subprocess
+
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _CLI, "count", "--model", "qwen3.6", "--no-progress", path],
+        env={**os.environ, **env},
+        capture_output=True,
+    )
+    return time.perf_counter() - start if done.returncode == 0 else None
+
+
+def cli_start_rows(rows: list, quick: bool) -> None:
+    """``toklane serve``'s first answer and ``toklane count`` on a 1 KB file, fresh processes, warm disk
+    cache, best of several, beside their targets (0.5 s and 0.4 s)."""
+    runs = 3 if quick else 5
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"TOKLANE_CACHE_DIR": str(Path(tmp) / "cache")}
+        _fresh(_COLD_TOKLANE, ["qwen3.6"], env)  # (the cache made warm)
+        small = Path(tmp) / "small.txt"
+        small.write_text(sample_text(0.001)[:1000], encoding="utf-8")
+        for label, target, measure in (
+            ("toklane serve: first answer (qwen3.6)", 0.5, lambda: _serve_first_answer(env)),
+            ("toklane count, 1 KB file (qwen3.6)", 0.4, lambda: _count_wall(env, str(small))),
+        ):
+            got = [t for t in (measure() for _ in range(runs)) if t is not None]
+            best = min(got) if got else None
+            shown = fmt_seconds(best) if best is not None else "failed"
+            verdict = "-" if best is None else ("met" if best <= target else "MISSED")
+            rows.append((label, "", "", shown, "target (wall)", fmt_seconds(target), verdict))
+
+
 def _print_cold_start_table(quick: bool) -> None:
     cold: list = []
     cold_start_rows(cold, quick)
+    cli_start_rows(cold, quick)
     print_table(
         "cold start: fresh process per run, best of several; load = load_tokenizer + a first encode after the "
         "import; cold cache = the first load ever (empty TOKLANE_CACHE_DIR), warm = every later one",
