@@ -1962,8 +1962,9 @@ spelled_find(const SpelledTable *t, const uint8_t *p, size_t n)
     return NULL;
 }
 
-/* Appends the bytes a byte-level string spells to buf at *at, a ' ' where space_splits and none yet
- * (*space: where it fell, in bytes), and returns 1; 0 where a character is outside the alphabet. */
+/* Appends the bytes a byte-level string spells to buf at *at and returns 1; 0 where a character is
+ * outside the alphabet. Where space is given, the first ' ' is no byte but the split between a merge's
+ * two parts: *space (-1 before) gets where it fell, in bytes. */
 static int
 spell_into(const int16_t byte_of[BYTE_LEVEL_CHARS], PyObject *part, uint8_t *buf, size_t *at, Py_ssize_t *space)
 {
@@ -1982,8 +1983,10 @@ spell_into(const int16_t byte_of[BYTE_LEVEL_CHARS], PyObject *part, uint8_t *buf
     return 1;
 }
 
-/* Merge k's result id by bytes (2: a part is not a byte-level string, the caller reads it the object
- * way), in *i (-1 where it is no merge of two tokens into a token) and its left part's size. */
+/* A merge ("a b" or [a, b]) read by its parts' bytes: 0 with *i its result's id (-1 where it is not
+ * two tokens joined into a token) and *left_size its left part's size in bytes; 2 where a part is not a
+ * byte-level string or the merge has another shape (the caller reads it the object way); -1 out of
+ * memory. */
 static int
 merge_by_bytes(const int16_t byte_of[BYTE_LEVEL_CHARS], const SpelledTable *t, PyObject *merge, uint8_t **buf,
                size_t *cap, long *i, uint32_t *left_size)
