@@ -37,7 +37,12 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#if !defined(__STDC_NO_ATOMICS__) && !(defined(_MSC_VER) && !defined(__clang__))
 #include <stdatomic.h>
+#define HAVE_ATOMICS 1 /* (without C11 atomics no piece is kept across calls: see KeptTable) */
+#else
+#define HAVE_ATOMICS 0
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,9 +99,39 @@ typedef struct {
 #define KEPT_SLOTS 16384
 #define KEPT_TABLES 2
 typedef struct {
+#if HAVE_ATOMICS
     atomic_flag busy;
+#endif
     Kept *slots;
 } KeptTable;
+
+/* A kept table no other call holds, now held by this one (allocated on its first use), or NULL. */
+static KeptTable *
+kept_take(KeptTable *tables)
+{
+#if HAVE_ATOMICS
+    for (int k = 0; k < KEPT_TABLES; k++)
+        if (!atomic_flag_test_and_set_explicit(&tables[k].busy, memory_order_acquire)) {
+            if (tables[k].slots == NULL && (tables[k].slots = calloc(KEPT_SLOTS, sizeof(Kept))) == NULL) {
+                atomic_flag_clear_explicit(&tables[k].busy, memory_order_release);
+                return NULL;
+            }
+            return &tables[k];
+        }
+#endif
+    (void)tables;
+    return NULL;
+}
+
+static void
+kept_release(KeptTable *table)
+{
+#if HAVE_ATOMICS
+    if (table != NULL)
+        atomic_flag_clear_explicit(&table->busy, memory_order_release);
+#endif
+    (void)table;
+}
 
 typedef struct {
     Slot *slots;
@@ -807,14 +842,7 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
     size_t cap = 0;
     int status = 0;
     Memos memos = {NULL, 64, 0, NULL, 0};
-    KeptTable *table = NULL; /* the first free one, if any */
-    for (int k = 0; k < KEPT_TABLES && table == NULL; k++)
-        if (!atomic_flag_test_and_set_explicit(&e->kept[k].busy, memory_order_acquire))
-            table = &e->kept[k];
-    if (table != NULL && table->slots == NULL && (table->slots = calloc(KEPT_SLOTS, sizeof(Kept))) == NULL) {
-        atomic_flag_clear_explicit(&table->busy, memory_order_release);
-        table = NULL;
-    }
+    KeptTable *table = kept_take(e->kept);
     Kept *kept = table != NULL ? table->slots : NULL;
     while (memos.size < MEMO_SLOTS && (Py_ssize_t)memos.size < t->n / 2) /* a slot per two characters */
         memos.size *= 2;
@@ -852,8 +880,7 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
         i = j;
     }
 done:
-    if (table != NULL)
-        atomic_flag_clear_explicit(&table->busy, memory_order_release);
+    kept_release(table);
     free(buf);
     free(memos.slots);
     free(memos.arena);
@@ -930,8 +957,10 @@ encoder_shell(PyObject *classes, long grammar)
         PyErr_NoMemory();
         return NULL;
     }
+#if HAVE_ATOMICS
     for (int k = 0; k < KEPT_TABLES; k++)
         atomic_flag_clear(&e->kept[k].busy);
+#endif
     memcpy(e->classes, PyBytes_AS_STRING(classes), N_CODEPOINTS);
     e->grammar = (int)grammar;
     for (int b = 0; b < 256; b++)
