@@ -2107,7 +2107,7 @@ bpe_replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *vocab = args[0], *merges = args[1];
     int16_t byte_of[BYTE_LEVEL_CHARS];
     byte_level_table(byte_of);
-    PyObject *ranks = PyDict_New(), *left = NULL, *failed = NULL;
+    PyObject *ranks = PyDict_New(), *left = NULL, *failed = NULL, *result = NULL;
     SpelledTable table = {0};
     uint8_t *buf = NULL;
     size_t cap = 0;
@@ -2223,25 +2223,14 @@ bpe_replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyDict_GET_SIZE(ranks) != n_merges + 256 || singles != 256)
         failed = Py_BuildValue("(OsO)", Py_None, "counts", Py_None);
 done:
-    free(table.items);
-    free(table.slots);
-    free(buf);
-    if (failed != NULL) {
-        Py_DECREF(ranks);
-        Py_XDECREF(left);
-        return failed;
-    }
-    PyObject *result = PyTuple_Pack(2, ranks, left);
-    Py_DECREF(ranks);
-    Py_DECREF(left);
-    return result;
-error:
+    result = failed != NULL ? failed : PyTuple_Pack(2, ranks, left);
+error: /* (result NULL: an exception is set) */
     free(table.items);
     free(table.slots);
     free(buf);
     Py_DECREF(ranks);
     Py_XDECREF(left);
-    return NULL;
+    return result;
 }
 
 /* pack_ranks(ranks) -> toklane.tokenizer.image_cache.ranks_payload(ranks) (counts as little-endian
