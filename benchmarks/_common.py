@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import socket
 import statistics
 import sys
 import time
@@ -33,6 +34,13 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now (for a server a benchmark starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def best_time(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> float:

@@ -17,7 +17,6 @@ import asyncio
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import best_time, fmt_seconds, print_table
+from _common import best_time, fmt_seconds, free_port, print_table
 
 # isort: split
 # _common first: it names the bench extra in one line when httpx or another dependency is missing.
@@ -47,14 +46,8 @@ OUTPUT = "<think>\nThe user asks for the weather in two cities; I will call the 
 PARSE = {"model": MODEL, "text": OUTPUT, "reasoning": "qwen3", "tools": "hermes"}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start_server() -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "toklane.cli", "serve", "--port", str(port), "--model", MODEL, "--log-level", "error"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import contextlib
 
-from _common import best_time, best_times_interleaved, fmt_seconds, print_table, rss_bytes, sample_text
+from _common import best_time, best_times_interleaved, fmt_seconds, free_port, print_table, rss_bytes, sample_text
 
 import toklane
 from toklane.tokenizer import patterns
@@ -1079,24 +1079,18 @@ def cold_start_rows(rows: list, quick: bool) -> None:
             )
 
 
-_CLI = "import sys; from toklane.cli import main; sys.exit(main())"
-
-
 def _serve_first_answer(env: dict[str, str]) -> float | None:
     """Wall seconds from starting ``toklane serve`` (a fresh process) to its first 200 answer on
     ``POST /v1/tokenize`` (qwen3.6), or None where it did not answer within 30 s."""
     import http.client
     import json
-    import socket
     import subprocess
 
-    with socket.socket() as probe:  # (a free port)
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     body = json.dumps({"model": "qwen3.6", "text": "hello world"})
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-c", _CLI, "serve", "--port", str(port), "--log-level", "warning"],
+        [sys.executable, "-m", "toklane.cli", "serve", "--port", str(port), "--log-level", "warning"],
         env={**os.environ, **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -1123,7 +1117,7 @@ def _count_wall(env: dict[str, str], path: str) -> float | None:
 
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", _CLI, "count", "--model", "qwen3.6", "--no-progress", path],
+        [sys.executable, "-m", "toklane.cli", "count", "--model", "qwen3.6", "--no-progress", path],
         env={**os.environ, **env},
         capture_output=True,
     )
