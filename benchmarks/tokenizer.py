@@ -389,7 +389,7 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
         for name in names or toklane.bundled_names():
             try:
                 tok = toklane.load_tokenizer(name)
-                if tok.engine == "sentencepiece":  # not ranks: the user-file table times it beside the library
+                if ".model" in Path(str(tok.source)).name:  # SentencePiece: the user-file table has it
                     table.append((name, "SentencePiece", "see the user-file table", "", "", "", "", "", ""))
                     continue
                 loaded_on = tok.engine

@@ -5,7 +5,7 @@
  *   ranks: dict bytes -> id (tiktoken's ranks: the merge of lowest id wins; ids are ranks);
  *   classes: one byte per code point (0x110000 bytes) of C_* flags below, from the reference
  *   tokenizer's own regex engine; grammar: which pre-tokeniser (G_DEEPSEEK_V4, G_QWEN3_5, G_QWEN2, G_LLAMA3, G_O200K,
- *   G_TEKKEN; the last two read a cased class table).
+ *   G_TEKKEN, G_SENTENCEPIECE; G_O200K and G_TEKKEN read a cased class table).
  * encode(encoder, text, mode) -> list of ids (AS_LIST), their number (AS_COUNT) or bytes of native
  *   uint32 ids (AS_ARRAY, for join_ids: a long text's parts encoded on threads, one list); None when the
  *   text holds a code point flagged C_DECLINE (lone surrogates), one no alternative matches, or a
@@ -17,6 +17,7 @@
  * pack_ranks(ranks) -> a ranks dict as such a payload (toklane.tokenizer.image_cache.ranks_payload).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
+ * sp_tune(encoder, priorities) -> a G_SENTENCEPIECE encoder made a SentencePiece BPE model's (see there).
  * encoder_image(encoder) -> its tables as bytes; build_mapped(image, classes, grammar) -> an encoder
  *   over such an image read in place (a memory map shared by processes), None where it is unsound.
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
@@ -68,6 +69,7 @@
 #define G_LLAMA3 4
 #define G_O200K 5
 #define G_TEKKEN 6
+#define G_SENTENCEPIECE 7 /* SentencePiece BPE: see sp_tune */
 
 #define NO_RANK UINT32_MAX
 #define SHORT_PIECE 128 /* bytes: merged in place below this, with a heap from it on */
@@ -160,7 +162,11 @@ typedef struct {
     Py_buffer image;   /* where slots, blob and by_rank lie in an encoder image (image.obj NULL: owned) */
     IdInts ids; /* the int object of each rank, made on its first use: result lists share them */
     KeptTable *kept; /* KEPT_TABLES of them (a pointer: encoding takes a const Encoder) */
+    uint32_t *prio; /* G_SENTENCEPIECE (sp_tune): each rank's merge priority, SP_NOT_WHOLE flagged; NULL: the rank */
 } Encoder;
+
+/* A SentencePiece piece whose characters do not merge to it (a word of its bytes is encoded by merges). */
+#define SP_NOT_WHOLE 0x80000000u
 
 static inline uint32_t
 load32(const uint8_t *p)
@@ -236,6 +242,15 @@ rank_of(const Encoder *e, const uint8_t *p, size_t n)
     return n == 1 ? e->byte_rank[p[0]] : rank_hashed(e, p, n, hash_bytes(p, n));
 }
 
+/* The merge priority of the token p[0:n) (n >= 2): its rank, or under sp_tune its score's place (ties
+ * equal: the leftmost pair wins, as SentencePiece's agenda orders them). */
+static inline uint32_t
+pair_rank(const Encoder *e, const uint8_t *p, size_t n)
+{
+    uint32_t r = rank_hashed(e, p, n, hash_bytes(p, n));
+    return e->prio == NULL || r == NO_RANK ? r : e->prio[r] & ~SP_NOT_WHOLE;
+}
+
 /* ------------------------------------------------------------------------------- id buffer */
 
 typedef struct {
@@ -266,15 +281,47 @@ emit(Ids *out, uint32_t id)
 
 /* ------------------------------------------------------------------------------- BPE */
 
-/* The array scan's state over a piece p of m - 1 bytes: parts [start[i], start[i + 1]), and rank[i] the
- * rank of parts i and i + 1 joined (NO_RANK: none). */
-static inline void
-pairs_init(const Encoder *e, const uint8_t *p, size_t m, uint32_t *start, uint32_t *rank)
+/* Whether byte b starts a part: every byte in byte-level BPE, a character's first byte under sp_tune
+ * (SentencePiece merges characters). */
+static inline int
+part_start(const Encoder *e, uint8_t b)
 {
-    for (size_t i = 0; i < m; i++) {
-        start[i] = (uint32_t)i;
-        rank[i] = i + 2 < m ? rank_of(e, p + i, 2) : NO_RANK;
+    return e->prio == NULL || (b & 0xC0) != 0x80;
+}
+
+/* The array scan's state over a piece p of n bytes: parts [start[i], start[i + 1]) (start[m - 1] = n),
+ * and rank[i] the priority of parts i and i + 1 joined (NO_RANK: none). Returns m. */
+static inline size_t
+pairs_init(const Encoder *e, const uint8_t *p, size_t n, uint32_t *start, uint32_t *rank)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (part_start(e, p[i]))
+            start[m++] = (uint32_t)i;
+    start[m++] = (uint32_t)n;
+    for (size_t i = 0; i < m; i++)
+        rank[i] = i + 2 < m ? pair_rank(e, p + start[i], start[i + 2] - start[i]) : NO_RANK;
+    return m;
+}
+
+/* Emits the token of part p[0:n), or under sp_tune its bytes' where it is none (an unknown character:
+ * SentencePiece's byte fallback). Returns 0, or -1 where a byte is no token either. */
+static inline int
+emit_part(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    uint32_t r = rank_of(e, p, n);
+    if (r != NO_RANK) {
+        emit(out, r);
+        return 0;
     }
+    if (e->prio == NULL || n == 1)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        if (e->byte_rank[p[k]] == NO_RANK)
+            return -1;
+        emit(out, e->byte_rank[p[k]]);
+    }
+    return 0;
 }
 
 /* The lowest pair rank, leftmost on ties (*at: its part), or NO_RANK where no pair is a token. */
@@ -294,9 +341,9 @@ lowest_pair(const uint32_t *rank, size_t m, size_t *at)
 static inline void
 merge_pair(const Encoder *e, const uint8_t *p, uint32_t *start, uint32_t *rank, size_t *m, size_t at)
 {
-    rank[at] = at + 3 < *m ? rank_of(e, p + start[at], start[at + 3] - start[at]) : NO_RANK;
+    rank[at] = at + 3 < *m ? pair_rank(e, p + start[at], start[at + 3] - start[at]) : NO_RANK;
     if (at > 0)
-        rank[at - 1] = rank_of(e, p + start[at - 1], start[at + 2] - start[at - 1]);
+        rank[at - 1] = pair_rank(e, p + start[at - 1], start[at + 2] - start[at - 1]);
     memmove(start + at + 1, start + at + 2, (*m - at - 2) * sizeof(uint32_t));
     memmove(rank + at + 1, rank + at + 2, (*m - at - 2) * sizeof(uint32_t));
     (*m)--;
@@ -308,16 +355,12 @@ static int
 merge_short(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
 {
     uint32_t start[SHORT_PIECE + 1], rank[SHORT_PIECE + 1];
-    size_t m = n + 1, at = 0;
-    pairs_init(e, p, m, start, rank);
+    size_t at = 0, m = pairs_init(e, p, n, start, rank);
     while (lowest_pair(rank, m, &at) != NO_RANK)
         merge_pair(e, p, start, rank, &m, at);
-    for (size_t i = 0; i + 1 < m; i++) {
-        uint32_t r = rank_of(e, p + start[i], start[i + 1] - start[i]);
-        if (r == NO_RANK)
+    for (size_t i = 0; i + 1 < m; i++)
+        if (emit_part(e, p + start[i], start[i + 1] - start[i], out) < 0)
             return -1;
-        emit(out, r);
-    }
     return 0;
 }
 
@@ -380,14 +423,20 @@ merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
         status = -2;
         goto done;
     }
-    for (size_t i = 0; i <= n; i++) {
-        next[i] = (uint32_t)(i + 1);
-        prev[i] = (uint32_t)(i ? i - 1 : UINT32_MAX);
-    }
-    for (size_t i = 0; i + 1 < n; i++) {
-        uint32_t r = rank_of(e, p + i, 2);
+    /* the parts: bytes, or characters under sp_tune (next and prev are read at part starts only) */
+    uint32_t last = UINT32_MAX;
+    for (size_t i = 0; i <= n; i++)
+        if (i == n || part_start(e, p[i])) {
+            if (last != UINT32_MAX)
+                next[last] = (uint32_t)i;
+            prev[i] = last;
+            last = (uint32_t)i;
+        }
+    next[n] = (uint32_t)(n + 1);
+    for (uint32_t i = 0; i < n && next[i] < n; i = next[i]) {
+        uint32_t r = pair_rank(e, p + i, next[next[i]] - i);
         if (r != NO_RANK)
-            heap_push(heap, &size, (Pair){r, (uint32_t)i, (uint32_t)(i + 2)});
+            heap_push(heap, &size, (Pair){r, i, next[next[i]]});
     }
     while (size) {
         Pair top = heap_pop(heap, &size);
@@ -401,25 +450,22 @@ merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
         /* the pairs the merged part now forms with its neighbours (at most two per merge) */
         if (prev[left] != UINT32_MAX) {
             uint32_t before = prev[left];
-            uint32_t r = rank_of(e, p + before, top.end - before);
+            uint32_t r = pair_rank(e, p + before, top.end - before);
             if (r != NO_RANK)
                 heap_push(heap, &size, (Pair){r, before, top.end});
         }
         if (top.end < n) {
             uint32_t after = next[top.end];
-            uint32_t r = rank_of(e, p + left, after - left);
+            uint32_t r = pair_rank(e, p + left, after - left);
             if (r != NO_RANK)
                 heap_push(heap, &size, (Pair){r, left, after});
         }
     }
-    for (uint32_t i = 0; i < n; i = next[i]) {
-        uint32_t r = rank_of(e, p + i, next[i] - i);
-        if (r == NO_RANK) {
+    for (uint32_t i = 0; i < n; i = next[i])
+        if (emit_part(e, p + i, next[i] - i, out) < 0) {
             status = -1;
             goto done;
         }
-        emit(out, r);
-    }
 done:
     free(next);
     free(prev);
@@ -482,7 +528,7 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
         }
     }
     uint32_t whole = rank_hashed(e, p, n, h);
-    if (whole != NO_RANK) {
+    if (whole != NO_RANK && (e->prio == NULL || !(e->prio[whole] & SP_NOT_WHOLE))) {
         emit(out, whole);
         if (hs != NULL && h != 0) {
             hs->hash = h;
@@ -806,6 +852,20 @@ o200k_piece(const Text *t, Py_ssize_t i, int contractions, Py_ssize_t digits)
     return punct_or_space(t, i, C_WS | C_N | C_L, 1);
 }
 
+/* SentencePiece's words (the normalised text, spaces as U+2581): a run of U+2581 with what follows up to
+ * the next one, \u2581*[^\u2581]+|\u2581+. No piece of the models sp_tune takes holds U+2581 after
+ * another character, so merges never cross this split: it only bounds each merge's work. */
+static Py_ssize_t
+sp_piece(const Text *t, Py_ssize_t i)
+{
+    Py_ssize_t n = t->n, j = i;
+    while (j < n && ch(t, j) == 0x2581)
+        j++;
+    while (j < n && ch(t, j) != 0x2581)
+        j++;
+    return j;
+}
+
 /* The end of the pre-token that starts at i under grammar g (-1: no match). */
 static inline Py_ssize_t
 piece_end(int g, const Text *t, Py_ssize_t i)
@@ -821,8 +881,10 @@ piece_end(int g, const Text *t, Py_ssize_t i)
         return llama_piece(t, i, C_L, 3);
     case G_O200K:
         return o200k_piece(t, i, 1, 3);
-    default: /* G_TEKKEN */
+    case G_TEKKEN:
         return o200k_piece(t, i, 0, 1);
+    default: /* G_SENTENCEPIECE */
+        return sp_piece(t, i);
     }
 }
 
@@ -927,6 +989,7 @@ encoder_free_struct(Encoder *e)
         free(e->kept[k].hot);
     }
     free(e->kept);
+    free(e->prio);
     id_ints_clear(&e->ids);
     if (e->image.obj != NULL)
         PyBuffer_Release(&e->image);
@@ -972,7 +1035,7 @@ table_alloc(size_t size)
 static Encoder *
 encoder_shell(PyObject *classes, long grammar)
 {
-    if (grammar < G_DEEPSEEK_V4 || grammar > G_TEKKEN) {
+    if (grammar < G_DEEPSEEK_V4 || grammar > G_SENTENCEPIECE) {
         PyErr_Format(PyExc_ValueError, "build: unknown grammar %ld", grammar);
         return NULL;
     }
@@ -1284,6 +1347,70 @@ typedef struct {
 #define IMAGE_MAGIC 0x4e454b54u /* "TKEN" */
 #define IMAGE_VERSION 2u /* 2: hash_bytes reads a piece's last word whole */
 
+/* sp_tune(encoder, priorities) -> the number of pieces that are not their own word's merge, turning a
+ * G_SENTENCEPIECE encoder (ranks: a SentencePiece BPE model's ids) into that model's merges: parts start
+ * as characters, not bytes; a pair merges by its piece's priority (priorities: native uint32 per rank,
+ * from the score, best first, equal scores equal) and the leftmost on ties, as SentencePiece's agenda
+ * does; a character no piece holds is its bytes' tokens (byte fallback). A word whose bytes are a piece
+ * is that piece only where the merges build it: those that they do not are found here and flagged. */
+static PyObject *
+bpe_sp_tune(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "sp_tune(encoder, priorities: bytes-like)");
+        return NULL;
+    }
+    Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    if (e == NULL)
+        return NULL;
+    if (e->grammar != G_SENTENCEPIECE || e->prio != NULL || e->image.obj != NULL) {
+        PyErr_SetString(PyExc_ValueError, "sp_tune: a new G_SENTENCEPIECE encoder built from ranks");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if ((size_t)view.len != (size_t)e->n_ranks * sizeof(uint32_t)) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "sp_tune: one uint32 priority per rank");
+        return NULL;
+    }
+    uint32_t *prio = malloc(view.len ? (size_t)view.len : 1);
+    if (prio == NULL) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    memcpy(prio, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    for (uint32_t r = 0; r < e->n_ranks; r++)
+        if (prio[r] >= SP_NOT_WHOLE - 1) {
+            free(prio);
+            PyErr_SetString(PyExc_ValueError, "sp_tune: a priority is out of range");
+            return NULL;
+        }
+    e->prio = prio;
+    Ids out = {NULL, 0, 0, 0, 0};
+    long flagged = 0;
+    for (uint32_t r = 0; r < e->n_ranks; r++) {
+        size_t size = (size_t)(e->by_rank[r] & 0xFFFFFFFFu);
+        if (size < 2)
+            continue;
+        const uint8_t *piece = e->blob + (e->by_rank[r] >> 32);
+        out.n = 0;
+        int status = size < SHORT_PIECE ? merge_short(e, piece, size, &out) : merge_long(e, piece, size, &out);
+        if (status == -2 || out.failed) {
+            free(out.v);
+            return PyErr_NoMemory();
+        }
+        if (status != 0 || out.n != 1 || out.v[0] != r) {
+            prio[r] |= SP_NOT_WHOLE;
+            flagged++;
+        }
+    }
+    free(out.v);
+    return PyLong_FromLong(flagged);
+}
+
 /* encoder_image(encoder) -> the encoder's tables as an image (build_mapped reads it back). */
 static PyObject *
 bpe_encoder_image(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -1295,6 +1422,10 @@ bpe_encoder_image(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
     if (e == NULL)
         return NULL;
+    if (e->prio != NULL) {
+        PyErr_SetString(PyExc_ValueError, "encoder_image: an sp_tune encoder has no image");
+        return NULL;
+    }
     uint64_t blob_size = 0;
     for (uint32_t r = 0; r < e->n_ranks; r++) {
         uint64_t end = (e->by_rank[r] >> 32) + (e->by_rank[r] & 0xFFFFFFFFu);
@@ -1491,8 +1622,7 @@ ranked_rules_build(const Encoder *e, const uint32_t *left, uint32_t n_left, cons
     if (start == NULL)
         return -1;
     uint32_t *rank = start + n + 1;
-    size_t m = n + 1, at = 0;
-    pairs_init(e, p, m, start, rank);
+    size_t at = 0, m = pairs_init(e, p, n, start, rank);
     int result = 1;
     for (uint32_t best; (best = lowest_pair(rank, m, &at)) != NO_RANK;) {
         if (best >= n_left || left[best] != start[at + 1] - start[at]) {
@@ -2296,6 +2426,8 @@ static PyMethodDef bpe_methods[] = {
     {"irregular", (PyCFunction)(void (*)(void))bpe_irregular, METH_FASTCALL,
      "irregular(encoder, left=None) -> the ranks of tokens rank BPE (or, given left, HF's merge rules) "
      "does not build from their own bytes"},
+    {"sp_tune", (PyCFunction)(void (*)(void))bpe_sp_tune, METH_FASTCALL,
+     "sp_tune(encoder, priorities) -> pieces flagged as not their word's merge: SentencePiece BPE merges"},
     {"encoder_image", (PyCFunction)(void (*)(void))bpe_encoder_image, METH_FASTCALL,
      "encoder_image(encoder) -> the encoder's tables as an image build_mapped reads in place"},
     {"build_mapped", (PyCFunction)(void (*)(void))bpe_build_mapped, METH_FASTCALL,

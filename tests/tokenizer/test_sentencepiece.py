@@ -1,6 +1,8 @@
-"""SentencePiece .model files on the sentencepiece library: ids and text equal to the library's own.
+"""SentencePiece .model files: ids and text equal to the sentencepiece library's own, whether the
+model's merges run on toklane's compiled encoder (BPE with byte fallback) or on the library.
 
-Test data: the five models mistral-common ships (BPE with byte fallback) and a Unigram model trained here
+Test data: the five models mistral-common ships (BPE with byte fallback), the same models edited
+(scores tied or shuffled, options the compiled merges do not take) and a Unigram model trained here
 by the sentencepiece library itself on a small corpus.
 """
 
@@ -77,7 +79,8 @@ def test_every_model_equals_the_library_on_the_corpus(unigram_model):
     for path in _models(unigram_model):
         tok = toklane.load_tokenizer(path)
         sp = spm.SentencePieceProcessor(model_file=str(path))
-        assert tok.engine == "sentencepiece" and "SentencePiece" in tok.engine_reason
+        assert tok.engine == ("sentencepiece" if path == unigram_model else "compiled"), path
+        assert "SentencePiece" in tok.engine_reason
         assert tok.vocab_size == len(tok) == sp.get_piece_size()
         for text in CORPUS + list(pipelines.PIECES):
             check(tok, sp, text)
@@ -99,6 +102,132 @@ def test_hypothesis_text_and_ids(text, ids, name):
     check(tok, sp, text)
     plain = [i for i in ids if not (sp.is_control(i) or sp.is_unknown(i))]
     assert tok.decode(plain) == sp.decode(plain)
+
+
+# What the compiled merges must get right: runs of spaces and of one character (equal scores, different
+# splits), user-defined pieces inside words, characters no piece holds (byte fallback), words past the
+# encoder's in-place merge (128 bytes), marks, lone surrogates, U+2581 typed as such, control tokens.
+_HARD = st.sampled_from(
+    [
+        " ",
+        "  ",
+        " " * 17,
+        "\u2581",
+        "\n",
+        "\t",
+        "=",
+        "==",
+        "-" * 9,
+        "ab",
+        "a",
+        "'",
+        "é",
+        "e\u0301",
+        "漢字",
+        "😀",
+        "🫠",
+        "\U0010fffd",
+        "\x00",
+        "\x01",
+        "\ud800",
+        "[REF]",
+        "[/REF]",
+        "[REFERENCE_DOC_3]",
+        "[INST]",
+        "<s>",
+        "Hello",
+        "ing",
+        "▁▁x",
+    ]
+)
+hard_texts = st.lists(st.one_of(_HARD, st.text(max_size=3), _HARD.map(lambda s: s * 40)), max_size=30).map("".join)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(text=hard_texts, name=st.sampled_from(MISTRAL_MODELS))
+def test_compiled_merges_equal_the_library_on_hard_text(text, name):
+    path = mistral_model(name)
+    tok = toklane.load_tokenizer(path)
+    assert tok.engine == "compiled"
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    check(tok, sp, text)
+    # special tokens matched whole: the text between them is encoded as the library encodes it alone
+    special = [t for t in ("[INST]", "<s>") if t in tok.special_tokens]
+    parts = re.split("(" + "|".join(map(re.escape, special)) + ")", text)
+    expected = [
+        i
+        for part in parts
+        if part
+        for i in ([sp.piece_to_id(part)] if part in special else sp.encode(_SURROGATE.sub("\ufffd", part)))
+    ]
+    assert tok.encode(text) == expected and tok.count(text) == len(expected)
+
+
+def _edited(tmp_path: Path, name: str, edit) -> Path:
+    path = tmp_path / f"{name}.model"
+    path.write_bytes(_model_with(mistral_model("mistral_instruct_tokenizer_241114.model.v7").read_bytes(), edit))
+    return path
+
+
+def _shuffle_scores(proto) -> None:
+    import random
+
+    normal = [p for p in proto.pieces if p.type == 1 and len(p.piece) > 1]
+    scores = [p.score for p in normal]
+    random.Random(7).shuffle(scores)
+    for piece, score in zip(normal, scores, strict=True):
+        piece.score = score
+
+
+def _tie_scores(proto) -> None:
+    for k, piece in enumerate(proto.pieces):
+        if piece.type == 1 and len(piece.piece) > 1:
+            piece.score = -float(k // 500)  # blocks of 500 pieces of one score: the leftmost pair merges
+
+
+@pytest.mark.parametrize("edit", [_shuffle_scores, _tie_scores], ids=["shuffled", "tied"])
+def test_compiled_merges_follow_the_scores(tmp_path, edit):
+    """Scores in another order than the ids, and many pieces of one score: the merges follow the
+    library's agenda (best score, then leftmost), and a word whose own merges do not build its piece
+    (many, once the scores are edited) is encoded by its merges, not looked up whole."""
+    path = _edited(tmp_path, edit.__name__, edit)
+    tok = toklane.load_tokenizer(path)
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    assert tok.engine == "compiled"
+    for text in CORPUS:
+        check(tok, sp, text)
+    pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size()) if sp.id_to_piece(i).startswith("\u2581")]
+    words = [p[1:].replace("\u2581", " ") for p in pieces[::7]]
+    assert [tok.encode(w) for w in words] == [sp.encode(w) for w in words]
+    rebuilt = sum(sp.encode(w) != [sp.piece_to_id("\u2581" + w.replace(" ", "\u2581"))] for w in words)
+    assert rebuilt > 20  # (words a look-up of the whole piece would get wrong: the merges ran)
+
+
+def _without_byte_fallback(proto) -> None:
+    proto.trainer_spec.byte_fallback = False
+    for piece in proto.pieces:
+        if piece.type == 6:
+            piece.type = 4  # (the library refuses byte pieces without byte fallback)
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (lambda m: setattr(m.normalizer_spec, "remove_extra_whitespaces", True), "extra whitespace removed"),
+        (lambda m: setattr(m.trainer_spec, "treat_whitespace_as_suffix", True), "whitespace not escaped"),
+        (lambda m: setattr(m.pieces[40000 % len(m.pieces)], "type", 5), "unused pieces"),
+        (lambda m: setattr(m.pieces[2000], "piece", "x\u2581y"), "U+2581 after another character"),
+        (_without_byte_fallback, "no byte fallback"),
+        (lambda m: setattr(m.pieces[2000], "score", float("nan")), "not a finite number"),
+    ],
+)
+def test_what_the_compiled_merges_do_not_take_stays_on_the_library(tmp_path, edit, why):
+    path = _edited(tmp_path, "edited", edit)
+    tok = toklane.load_tokenizer(path)
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    assert tok.engine == "sentencepiece" and why in tok.engine_reason
+    for text in CORPUS[:3]:
+        check(tok, sp, text)
 
 
 def test_special_tokens_are_matched_whole_and_split_on_request(unigram_model):
@@ -143,6 +272,25 @@ def test_the_reader_equals_protobuf(unigram_model):
         ref = pb.ModelProto()
         ref.ParseFromString(data)
         assert ours.pieces == [p.piece for p in ref.pieces] and ours.types == [p.type for p in ref.pieces]
+        assert ours.scores == [p.score for p in ref.pieces]
+        norm = ref.normalizer_spec
+        assert (
+            ours.normalizer,
+            ours.charsmap_bytes,
+            ours.rule_tsv,
+            ours.add_dummy_prefix,
+            ours.remove_extra_whitespaces,
+            ours.escape_whitespaces,
+            ours.whitespace_as_suffix,
+        ) == (
+            norm.name,
+            len(norm.precompiled_charsmap),
+            bool(norm.normalization_rule_tsv),
+            norm.add_dummy_prefix,
+            norm.remove_extra_whitespaces,
+            norm.escape_whitespaces,
+            ref.trainer_spec.treat_whitespace_as_suffix,
+        )
         spec = ref.trainer_spec
         assert (ours.model_type, ours.byte_fallback, ours.unk_id, ours.bos_id, ours.eos_id, ours.pad_id) == (
             spec.model_type,

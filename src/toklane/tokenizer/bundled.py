@@ -401,7 +401,7 @@ def _tekken_header(tekken: TekkenData) -> dict[str, Any]:
 
 
 def _mistral_sentencepiece(name: str, file: str) -> Callable[[tuple[str, ...]], Tokenizer]:
-    """A SentencePiece model mistral-common ships (its ``data`` folder), on the sentencepiece library."""
+    """A SentencePiece model mistral-common ships (its ``data`` folder): its merges on the compiled encoder."""
 
     def load(aliases: tuple[str, ...]) -> Tokenizer:
         path = package_dir("mistral_common", "mistral-common", extra="mistral") / "data" / file
@@ -541,7 +541,7 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
             "mistralai/Mixtral-8x22B-Instruct-v0.1",
         ),
         "mistral-common",
-        "sentencepiece",
+        "compiled" if compiled_in_use else "sentencepiece",
         "Mistral SentencePiece v3 (32,768 pieces, byte fallback; [INST]=3, [TOOL_CALLS]=5); optional extra",
         _mistral_sentencepiece("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3"),
         extra="mistral",
@@ -560,7 +560,7 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
             "mistralai/Mixtral-8x7B-Instruct-v0.1",
         ),
         "mistral-common",
-        "sentencepiece",
+        "compiled" if compiled_in_use else "sentencepiece",
         "Mistral SentencePiece v1 (32,000 pieces, byte fallback; <unk> <s> </s>); optional extra",
         _mistral_sentencepiece("mistral-v1", "tokenizer.model.v1"),
         extra="mistral",
@@ -572,7 +572,7 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "mistral-v2",
         ("mistral_v2",),
         "mistral-common",
-        "sentencepiece",
+        "compiled" if compiled_in_use else "sentencepiece",
         "Mistral SentencePiece v2 (32,768 pieces; mistral-common's 2402 models); optional extra",
         _mistral_sentencepiece("mistral-v2", "mistral_instruct_tokenizer_240216.model.v2"),
         extra="mistral",
@@ -584,7 +584,7 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "mistral-v7",
         ("mistral_v7",),
         "mistral-common",
-        "sentencepiece",
+        "compiled" if compiled_in_use else "sentencepiece",
         "Mistral SentencePiece v7 (32,768 pieces; [SYSTEM_PROMPT], [REF]); optional extra",
         _mistral_sentencepiece("mistral-v7", "mistral_instruct_tokenizer_241114.model.v7"),
         extra="mistral",

@@ -453,10 +453,13 @@ def sentencepiece_tokenizer(
     eos: Iterable[str] = (),
     reason: str = "",
 ) -> Tokenizer:
-    """A SentencePiece ``.model`` file (BPE with byte fallback, or Unigram) on the ``sentencepiece``
-    library, the reference for these files (:mod:`.engines.sentencepiece`). The file is checked first
-    (:func:`~toklane.tokenizer.files.parse_sentencepiece`); the library is the ``sentencepiece`` extra."""
+    """A SentencePiece ``.model`` file (BPE with byte fallback, or Unigram): its merges on toklane's
+    compiled encoder where they run there exactly (:mod:`.engines.sentencepiece_bpe`), else the
+    ``sentencepiece`` library, the reference for these files (:mod:`.engines.sentencepiece`), which
+    decodes in both. The file is checked first (:func:`~toklane.tokenizer.files.parse_sentencepiece`);
+    the library is the ``sentencepiece`` extra."""
     from .engines import sentencepiece as sp_engine
+    from .engines import sentencepiece_bpe
 
     source = os.fspath(path)
     model = parse_sentencepiece(read_bytes(path, source), source)
@@ -464,9 +467,13 @@ def sentencepiece_tokenizer(
         raise TokenizerLoadError(
             source, "a SentencePiece .model file needs the sentencepiece library (pip install 'toklane[sentencepiece]')"
         )
-    backend = build_engine(
-        source, "not a valid SentencePiece model: loading it", lambda: sp_engine.SentencePieceBackend(model)
-    )
+    why_not = sentencepiece_bpe.why_not(model)
+
+    def build() -> sp_engine.SentencePieceBackend:
+        merges = sentencepiece_bpe.SentencePieceMerges(model) if why_not is None else None
+        return sp_engine.SentencePieceBackend(model, merges)
+
+    backend = build_engine(source, "not a valid SentencePiece model: loading it", build)
     names = list(eos) or ([model.pieces[model.eos_id]] if model.eos_id >= 0 else [])
     ids = {t.content: t.id for t in backend.added_tokens}
     tok = Tokenizer(
@@ -477,8 +484,12 @@ def sentencepiece_tokenizer(
         aliases=aliases,
         eos_token_ids=[ids[n] for n in names if n in ids],
     )
-    tok.engine_reason = reason or (
-        f"sentencepiece: a SentencePiece {model.kind} model{' with byte fallback' if model.byte_fallback else ''}"
-        " (.model file): the sentencepiece library, its reference"
-    )
+    kind = f"a SentencePiece {model.kind} model{' with byte fallback' if model.byte_fallback else ''} (.model file)"
+    if why_not is None:
+        tok.engine_reason = reason or (
+            f"compiled: {kind}: its merges by score on toklane's compiled encoder, exact to the sentencepiece"
+            " library (which decodes, and encodes what the encoder declines)"
+        )
+    else:
+        tok.engine_reason = reason or f"sentencepiece: {kind}: the sentencepiece library, its reference ({why_not})"
     return tok

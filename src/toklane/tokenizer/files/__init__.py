@@ -44,7 +44,9 @@ from .reading import (
 )
 from .sentencepiece import SP_BYTE as SP_BYTE
 from .sentencepiece import SP_CONTROL as SP_CONTROL
+from .sentencepiece import SP_NORMAL as SP_NORMAL
 from .sentencepiece import SP_UNKNOWN as SP_UNKNOWN
+from .sentencepiece import SP_UNUSED as SP_UNUSED
 from .sentencepiece import SP_USER_DEFINED as SP_USER_DEFINED
 from .sentencepiece import SentencePieceModel, parse_sentencepiece
 from .tekken import MAX_PATTERN_CHARS, MAX_SPECIAL_TOKENS, TekkenData, parse_tekken

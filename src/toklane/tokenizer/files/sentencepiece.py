@@ -3,6 +3,7 @@ without protobuf, before the ``sentencepiece`` library sees it (:class:`Sentence
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,25 +29,37 @@ class SentencePieceModel:
         "add_dummy_prefix",
         "bos_id",
         "byte_fallback",
+        "charsmap_bytes",
         "data",
         "eos_id",
+        "escape_whitespaces",
         "model_type",
         "normalizer",
         "pad_id",
         "pieces",
+        "remove_extra_whitespaces",
+        "rule_tsv",
+        "scores",
         "types",
         "unk_id",
+        "whitespace_as_suffix",
     )
 
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.pieces: list[str] = []
         self.types: list[int] = []
+        self.scores: list[float] = []
         self.model_type = 1  # the proto's defaults
         self.byte_fallback = False
+        self.whitespace_as_suffix = False
         self.unk_id, self.bos_id, self.eos_id, self.pad_id = 0, 1, 2, -1
         self.normalizer = "nmt_nfkc"
+        self.charsmap_bytes = 0  # the precompiled normalisation table's size (0: none)
+        self.rule_tsv = False  # normalisation rules given as a TSV
         self.add_dummy_prefix = True
+        self.remove_extra_whitespaces = True
+        self.escape_whitespaces = True
 
     @property
     def kind(self) -> str:
@@ -110,7 +123,10 @@ def _fields(data: bytes, pos: int, end: int, source: object, where: str) -> Iter
         yield field, wire, value
 
 
-def _quick_piece(data: bytes, start: int, stop: int) -> tuple[str, int] | None:
+_SCORE = struct.Struct("<f")
+
+
+def _quick_piece(data: bytes, start: int, stop: int) -> tuple[str, int, float] | None:
     """A piece message laid out as SentencePiece writes it -- ``0A len piece``, ``15`` and a float score,
     then optionally ``18 type`` -- read without the general reader (~10x faster); None for any other
     layout (the general reader then reads it and names what is wrong)."""
@@ -120,6 +136,7 @@ def _quick_piece(data: bytes, start: int, stop: int) -> tuple[str, int] | None:
     at = start + 2 + size
     if size & 0x80 or not 0 < size <= MAX_PIECE_BYTES or at + 5 > stop or data[at] != 0x15:
         return None
+    score = _SCORE.unpack_from(data, at + 1)[0]
     at += 5
     kind = SP_NORMAL
     if at != stop:
@@ -127,7 +144,7 @@ def _quick_piece(data: bytes, start: int, stop: int) -> tuple[str, int] | None:
             return None
         kind = data[at + 1]
     try:
-        return data[start + 2 : start + 2 + size].decode("utf-8"), kind
+        return data[start + 2 : start + 2 + size].decode("utf-8"), kind, score
     except UnicodeDecodeError:
         return None
 
@@ -155,8 +172,9 @@ def parse_sentencepiece(data: bytes, source: object) -> SentencePieceModel:
             if quick is not None:  # the usual layout: piece, score, type (one-byte sizes)
                 model.pieces.append(quick[0])
                 model.types.append(quick[1])
+                model.scores.append(quick[2])
                 continue
-            piece, kind = None, SP_NORMAL
+            piece, kind, score = None, SP_NORMAL, 0.0
             for f, w, v in _fields(data, value[0], value[1], source, f"pieces[{k}]"):
                 if f == 1 and w == 2:
                     raw = data[v[0] : v[1]]
@@ -166,6 +184,8 @@ def parse_sentencepiece(data: bytes, source: object) -> SentencePieceModel:
                         piece = raw.decode("utf-8")
                     except UnicodeDecodeError:
                         raise _sp_field(source, f"pieces[{k}].piece", "is not UTF-8") from None
+                elif f == 2 and w == 5:
+                    score = _SCORE.unpack(v)[0]
                 elif f == 3 and w == 0:
                     kind = v
             if piece is None:
@@ -174,12 +194,15 @@ def parse_sentencepiece(data: bytes, source: object) -> SentencePieceModel:
                 raise _sp_field(source, f"pieces[{k}].type", f"is {kind}, not a SentencePiece piece type (1..6)")
             model.pieces.append(piece)
             model.types.append(kind)
+            model.scores.append(score)
         elif field == 2 and wire == 2:  # trainer_spec
             for f, w, v in _fields(data, value[0], value[1], source, "trainer_spec"):
                 if w != 0:
                     continue
                 if f == 3:
                     model.model_type = model_type_seen = v
+                elif f == 24:
+                    model.whitespace_as_suffix = bool(v)
                 elif f == 35:
                     model.byte_fallback = bool(v)
                 elif f == 40:
@@ -194,12 +217,20 @@ def parse_sentencepiece(data: bytes, source: object) -> SentencePieceModel:
             for f, w, v in _fields(data, value[0], value[1], source, "normalizer_spec"):
                 if f == 1 and w == 2:
                     model.normalizer = data[v[0] : v[1]].decode("utf-8", "replace")
-                elif f == 2 and w == 2 and v[1] - v[0] > MAX_CHARSMAP_BYTES:
-                    raise _sp_field(
-                        source, "normalizer_spec.precompiled_charsmap", f"is over {MAX_CHARSMAP_BYTES:,} bytes"
-                    )
+                elif f == 2 and w == 2:
+                    if v[1] - v[0] > MAX_CHARSMAP_BYTES:
+                        raise _sp_field(
+                            source, "normalizer_spec.precompiled_charsmap", f"is over {MAX_CHARSMAP_BYTES:,} bytes"
+                        )
+                    model.charsmap_bytes = v[1] - v[0]
+                elif f == 6 and w == 2:
+                    model.rule_tsv = v[1] > v[0]
                 elif f == 3 and w == 0:
                     model.add_dummy_prefix = bool(v)
+                elif f == 4 and w == 0:
+                    model.remove_extra_whitespaces = bool(v)
+                elif f == 5 and w == 0:
+                    model.escape_whitespaces = bool(v)
     _check_sentencepiece(model, source, model_type_seen)
     return model
 
