@@ -20,7 +20,7 @@ import toklane
 from tests.profiles import examples
 from tests.references import CORPUS, find_package
 from tests.tokenizer import pipelines
-from toklane.tokenizer.files import parse_sentencepiece
+from toklane.tokenizer.files import SentencePieceModel, model_from_payload, model_payload, parse_sentencepiece
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -291,6 +291,8 @@ def test_the_reader_equals_protobuf(unigram_model):
             norm.escape_whitespaces,
             ref.trainer_spec.treat_whitespace_as_suffix,
         )
+        again = model_from_payload(model_payload(ours), data)  # (the disk cache's image of it)
+        assert again is not None and all(getattr(again, f) == getattr(ours, f) for f in SentencePieceModel.__slots__)
         spec = ref.trainer_spec
         assert (ours.model_type, ours.byte_fallback, ours.unk_id, ours.bos_id, ours.eos_id, ours.pad_id) == (
             spec.model_type,

@@ -34,6 +34,8 @@ from .files import (
     build_engine,
     check_tokenizer_json,
     load_json,
+    model_from_payload,
+    model_payload,
     parse_sentencepiece,
     parse_tekken,
     parse_tiktoken_ranks,
@@ -293,7 +295,12 @@ def hf_json_tokenizer(
 def _content_key(text: str) -> str:
     """What keys the images derived from a file's text: a hash of all of it, and the toklane release
     that checked it."""
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
+    return _bytes_key(text.encode("utf-8", "surrogatepass"))
+
+
+def _bytes_key(data: bytes) -> str:
+    """What keys the images derived from a file's bytes (:func:`_content_key`)."""
+    digest = hashlib.blake2b(data, digest_size=32).hexdigest()
     return f"toklane {_version()} checks {_CONTENT_CHECKS} blake2b {digest}"
 
 
@@ -462,7 +469,16 @@ def sentencepiece_tokenizer(
     from .engines import sentencepiece_bpe
 
     source = os.fspath(path)
-    model = parse_sentencepiece(read_bytes(path, source), source)
+    data = read_bytes(path, source)
+    # The checked model from the disk cache where an image of it is (keyed by the file's bytes: reading
+    # its 32K pieces in Python is most of a load otherwise).
+    model = image_cache.cached(
+        "sentencepiece-model",
+        _bytes_key(data),
+        lambda: parse_sentencepiece(data, source),
+        model_payload,
+        lambda payload: model_from_payload(payload, data),
+    )
     if not sp_engine.available():
         raise TokenizerLoadError(
             source, "a SentencePiece .model file needs the sentencepiece library (pip install 'toklane[sentencepiece]')"

@@ -48,7 +48,7 @@ from .sentencepiece import SP_NORMAL as SP_NORMAL
 from .sentencepiece import SP_UNKNOWN as SP_UNKNOWN
 from .sentencepiece import SP_UNUSED as SP_UNUSED
 from .sentencepiece import SP_USER_DEFINED as SP_USER_DEFINED
-from .sentencepiece import SentencePieceModel, parse_sentencepiece
+from .sentencepiece import SentencePieceModel, model_from_payload, model_payload, parse_sentencepiece
 from .tekken import MAX_PATTERN_CHARS, MAX_SPECIAL_TOKENS, TekkenData, parse_tekken
 from .tokenizer_json import Pipeline, check_tokenizer_json
 
@@ -70,6 +70,8 @@ __all__ = [
     "is_engine_failure",
     "load_json",
     "missing_bytes",
+    "model_from_payload",
+    "model_payload",
     "parse_sentencepiece",
     "parse_tekken",
     "parse_tiktoken_ranks",

@@ -3,7 +3,9 @@ without protobuf, before the ``sentencepiece`` library sees it (:class:`Sentence
 
 from __future__ import annotations
 
+import json
 import struct
+from array import array
 from collections.abc import Iterator
 from typing import Any
 
@@ -232,6 +234,52 @@ def parse_sentencepiece(data: bytes, source: object) -> SentencePieceModel:
                 elif f == 5 and w == 0:
                     model.escape_whitespaces = bool(v)
     _check_sentencepiece(model, source, model_type_seen)
+    return model
+
+
+_FIELDS = (
+    "model_type",
+    "byte_fallback",
+    "whitespace_as_suffix",
+    "unk_id",
+    "bos_id",
+    "eos_id",
+    "pad_id",
+    "normalizer",
+    "charsmap_bytes",
+    "rule_tsv",
+    "add_dummy_prefix",
+    "remove_extra_whitespaces",
+    "escape_whitespaces",
+)
+_PAYLOAD_HEAD = struct.Struct("<II")  # header JSON bytes, pieces
+
+
+def model_payload(model: SentencePieceModel) -> bytes:
+    """A checked model's fields as bytes for the disk cache (:func:`model_from_payload` reads them back)."""
+    head = json.dumps([[getattr(model, f) for f in _FIELDS], model.pieces], ensure_ascii=False).encode()
+    return (
+        _PAYLOAD_HEAD.pack(len(head), len(model.pieces))
+        + head
+        + bytes(model.types)
+        + array("f", model.scores).tobytes()
+    )
+
+
+def model_from_payload(payload: bytes | memoryview, data: bytes) -> SentencePieceModel | None:
+    """The model :func:`model_payload` stored, over the file's bytes ``data``; None where the payload
+    does not hold one (it is then read from the file again)."""
+    size, n = _PAYLOAD_HEAD.unpack_from(payload)
+    at = _PAYLOAD_HEAD.size
+    fields, pieces = json.loads(bytes(payload[at : at + size]))
+    types = bytes(payload[at + size : at + size + n])
+    scores = array("f", bytes(payload[at + size + n :]))
+    if len(fields) != len(_FIELDS) or len(pieces) != n or len(scores) != n:
+        return None
+    model = SentencePieceModel(data)
+    for name, value in zip(_FIELDS, fields, strict=True):
+        setattr(model, name, value)
+    model.pieces, model.types, model.scores = pieces, list(types), scores.tolist()
     return model
 
 
