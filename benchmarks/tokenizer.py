@@ -642,6 +642,19 @@ def _user_pipelines(tmp: str) -> list[tuple[str, str, str]]:
             )
         )
         out.append(("SentencePiece BPE (Mistral v1 .model)", str(mistral / "tokenizer.model.v1"), "model"))
+        # The same v3 model as transformers writes it to a tokenizer.json (HF, not the library, is its reference)
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from tests.tokenizer.pipelines import sentencepiece_json
+
+        v3 = str(mistral / "mistral_instruct_tokenizer_240323.model.v3")
+        for label, body in (
+            ("SentencePiece-style json, Prepend (Mistral v3)", sentencepiece_json(v3)),
+            ("SentencePiece-style json, Metaspace (Mistral v3)", sentencepiece_json(v3, metaspace=True)),
+        ):
+            folder = Path(tmp) / f"user{len(out)}"
+            folder.mkdir()
+            (folder / "tokenizer.json").write_text(body, encoding="utf-8")
+            out.append((label, str(folder), "json"))
     except toklane.TokenizerLoadError:
         pass
     return out

@@ -17,7 +17,8 @@
  * pack_ranks(ranks) -> a ranks dict as such a payload (toklane.tokenizer.image_cache.ranks_payload).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
- * sp_tune(encoder, priorities) -> a G_SENTENCEPIECE encoder made a SentencePiece BPE model's (see there).
+ * sp_tune(encoder, priorities, rules=None) -> a G_SENTENCEPIECE encoder made a SentencePiece-style BPE
+ *   model's: a .model file's merges by score, or a tokenizer.json's merge rules (see there).
  * encoder_image(encoder) -> its tables as bytes; build_mapped(image, classes, grammar) -> an encoder
  *   over such an image read in place (a memory map shared by processes), None where it is unsound.
  * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
@@ -163,6 +164,11 @@ typedef struct {
     IdInts ids; /* the int object of each rank, made on its first use: result lists share them */
     KeptTable *kept; /* KEPT_TABLES of them (a pointer: encoding takes a const Encoder) */
     uint32_t *prio; /* G_SENTENCEPIECE (sp_tune): each rank's merge priority, SP_NOT_WHOLE flagged; NULL: the rank */
+    /* sp_tune with merge rules: rank r's rules are splits[split_at[r]:split_at[r + 1]], each (the byte length
+     * of its left part << 32 | its priority); a pair that is no rule of its piece does not merge. NULL: any
+     * split of a piece merges, by the piece's priority. */
+    uint32_t *split_at;
+    uint64_t *splits;
 } Encoder;
 
 /* A SentencePiece piece whose characters do not merge to it (a word of its bytes is encoded by merges). */
@@ -242,13 +248,22 @@ rank_of(const Encoder *e, const uint8_t *p, size_t n)
     return n == 1 ? e->byte_rank[p[0]] : rank_hashed(e, p, n, hash_bytes(p, n));
 }
 
-/* The merge priority of the token p[0:n) (n >= 2): its rank, or under sp_tune its score's place (ties
- * equal: the leftmost pair wins, as SentencePiece's agenda orders them). */
+/* The merge priority of the pair p[0:left) + p[left:n) (n >= 2): the rank of the token they make; under
+ * sp_tune its score's place (ties equal: the leftmost pair wins, as SentencePiece's agenda orders them),
+ * or with merge rules the priority of the rule that is this split (NO_RANK where none is). */
 static inline uint32_t
-pair_rank(const Encoder *e, const uint8_t *p, size_t n)
+pair_rank(const Encoder *e, const uint8_t *p, size_t n, size_t left)
 {
     uint32_t r = rank_hashed(e, p, n, hash_bytes(p, n));
-    return e->prio == NULL || r == NO_RANK ? r : e->prio[r] & ~SP_NOT_WHOLE;
+    if (e->prio == NULL || r == NO_RANK)
+        return r;
+    if (e->splits == NULL)
+        return e->prio[r] & ~SP_NOT_WHOLE;
+    uint32_t found = NO_RANK; /* (the last rule of a pair listed twice: HF's table keeps its last rank) */
+    for (uint32_t k = e->split_at[r]; k < e->split_at[r + 1]; k++)
+        if (e->splits[k] >> 32 == left)
+            found = (uint32_t)e->splits[k];
+    return found;
 }
 
 /* ------------------------------------------------------------------------------- id buffer */
@@ -300,7 +315,7 @@ pairs_init(const Encoder *e, const uint8_t *p, size_t n, uint32_t *start, uint32
             start[m++] = (uint32_t)i;
     start[m++] = (uint32_t)n;
     for (size_t i = 0; i < m; i++)
-        rank[i] = i + 2 < m ? pair_rank(e, p + start[i], start[i + 2] - start[i]) : NO_RANK;
+        rank[i] = i + 2 < m ? pair_rank(e, p + start[i], start[i + 2] - start[i], start[i + 1] - start[i]) : NO_RANK;
     return m;
 }
 
@@ -341,9 +356,9 @@ lowest_pair(const uint32_t *rank, size_t m, size_t *at)
 static inline void
 merge_pair(const Encoder *e, const uint8_t *p, uint32_t *start, uint32_t *rank, size_t *m, size_t at)
 {
-    rank[at] = at + 3 < *m ? pair_rank(e, p + start[at], start[at + 3] - start[at]) : NO_RANK;
+    rank[at] = at + 3 < *m ? pair_rank(e, p + start[at], start[at + 3] - start[at], start[at + 2] - start[at]) : NO_RANK;
     if (at > 0)
-        rank[at - 1] = pair_rank(e, p + start[at - 1], start[at + 2] - start[at - 1]);
+        rank[at - 1] = pair_rank(e, p + start[at - 1], start[at + 2] - start[at - 1], start[at] - start[at - 1]);
     memmove(start + at + 1, start + at + 2, (*m - at - 2) * sizeof(uint32_t));
     memmove(rank + at + 1, rank + at + 2, (*m - at - 2) * sizeof(uint32_t));
     (*m)--;
@@ -434,7 +449,7 @@ merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
         }
     next[n] = (uint32_t)(n + 1);
     for (uint32_t i = 0; i < n && next[i] < n; i = next[i]) {
-        uint32_t r = pair_rank(e, p + i, next[next[i]] - i);
+        uint32_t r = pair_rank(e, p + i, next[next[i]] - i, next[i] - i);
         if (r != NO_RANK)
             heap_push(heap, &size, (Pair){r, i, next[next[i]]});
     }
@@ -450,13 +465,13 @@ merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
         /* the pairs the merged part now forms with its neighbours (at most two per merge) */
         if (prev[left] != UINT32_MAX) {
             uint32_t before = prev[left];
-            uint32_t r = pair_rank(e, p + before, top.end - before);
+            uint32_t r = pair_rank(e, p + before, top.end - before, left - before);
             if (r != NO_RANK)
                 heap_push(heap, &size, (Pair){r, before, top.end});
         }
         if (top.end < n) {
             uint32_t after = next[top.end];
-            uint32_t r = pair_rank(e, p + left, after - left);
+            uint32_t r = pair_rank(e, p + left, after - left, top.end - left);
             if (r != NO_RANK)
                 heap_push(heap, &size, (Pair){r, left, after});
         }
@@ -990,6 +1005,8 @@ encoder_free_struct(Encoder *e)
     }
     free(e->kept);
     free(e->prio);
+    free(e->split_at);
+    free(e->splits);
     id_ints_clear(&e->ids);
     if (e->image.obj != NULL)
         PyBuffer_Release(&e->image);
@@ -1347,17 +1364,72 @@ typedef struct {
 #define IMAGE_MAGIC 0x4e454b54u /* "TKEN" */
 #define IMAGE_VERSION 2u /* 2: hash_bytes reads a piece's last word whole */
 
-/* sp_tune(encoder, priorities) -> the number of pieces that are not their own word's merge, turning a
- * G_SENTENCEPIECE encoder (ranks: a SentencePiece BPE model's ids) into that model's merges: parts start
- * as characters, not bytes; a pair merges by its piece's priority (priorities: native uint32 per rank,
- * from the score, best first, equal scores equal) and the leftmost on ties, as SentencePiece's agenda
- * does; a character no piece holds is its bytes' tokens (byte fallback). A word whose bytes are a piece
- * is that piece only where the merges build it: those that they do not are found here and flagged. */
+/* The merge rules of sp_tune's third argument (native uint32 triples: rank, byte length of the left part,
+ * priority; a pair's rules in the order given) as e->split_at and e->splits; -1 with an exception set
+ * where they are not sound. */
+static int
+sp_rules(Encoder *e, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return -1;
+    const uint32_t *t = view.buf;
+    size_t m = (size_t)view.len / (3 * sizeof(uint32_t));
+    const char *why = (size_t)view.len % (3 * sizeof(uint32_t)) ? "rules: uint32 triples" : NULL;
+    uint32_t *at = calloc((size_t)e->n_ranks + 1, sizeof(uint32_t)), *fill = NULL;
+    uint64_t *splits = malloc(m ? m * sizeof(uint64_t) : 1);
+    if (at == NULL || splits == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (size_t k = 0; why == NULL && k < m; k++) {
+        uint32_t r = t[3 * k], left = t[3 * k + 1];
+        if (r >= e->n_ranks || left == 0 || left >= (e->by_rank[r] & 0xFFFFFFFFu))
+            why = "rules: a rule's token or split is out of range";
+        else if (t[3 * k + 2] >= SP_NOT_WHOLE - 1)
+            why = "rules: a priority is out of range";
+        else
+            at[r + 1]++;
+    }
+    if (why != NULL) {
+        PyErr_SetString(PyExc_ValueError, why);
+        goto fail;
+    }
+    for (uint32_t r = 0; r < e->n_ranks; r++)
+        at[r + 1] += at[r];
+    if ((fill = malloc(((size_t)e->n_ranks + 1) * sizeof(uint32_t))) == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    memcpy(fill, at, ((size_t)e->n_ranks + 1) * sizeof(uint32_t));
+    for (size_t k = 0; k < m; k++)
+        splits[fill[t[3 * k]]++] = (uint64_t)t[3 * k + 1] << 32 | t[3 * k + 2];
+    free(fill);
+    PyBuffer_Release(&view);
+    e->split_at = at;
+    e->splits = splits;
+    return 0;
+fail:
+    free(at);
+    free(splits);
+    PyBuffer_Release(&view);
+    return -1;
+}
+
+/* sp_tune(encoder, priorities, rules=None) -> the number of pieces that are not their own word's merge,
+ * turning a G_SENTENCEPIECE encoder (ranks: a SentencePiece-style BPE model's ids) into that model's
+ * merges: parts start as characters, not bytes; a character no piece holds is its bytes' tokens (byte
+ * fallback). Without rules (a .model file), any two parts that make a piece merge, by the piece's
+ * priority (priorities: native uint32 per rank, from the score, best first, equal scores equal), the
+ * leftmost on ties, as SentencePiece's agenda does. With rules (a tokenizer.json's merges: see sp_rules)
+ * only the pairs they list merge, by their own priority (HF's BPE); priorities are then read only for
+ * this function's flags. A word whose bytes are a piece is that piece only where the merges build it:
+ * those that they do not are found here and flagged. */
 static PyObject *
 bpe_sp_tune(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "sp_tune(encoder, priorities: bytes-like)");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "sp_tune(encoder, priorities: bytes-like, rules: bytes-like = None)");
         return NULL;
     }
     Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
@@ -1388,6 +1460,10 @@ bpe_sp_tune(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyErr_SetString(PyExc_ValueError, "sp_tune: a priority is out of range");
             return NULL;
         }
+    if (nargs == 3 && args[2] != Py_None && sp_rules(e, args[2]) < 0) {
+        free(prio);
+        return NULL;
+    }
     e->prio = prio;
     Ids out = {NULL, 0, 0, 0, 0};
     long flagged = 0;
@@ -2427,7 +2503,7 @@ static PyMethodDef bpe_methods[] = {
      "irregular(encoder, left=None) -> the ranks of tokens rank BPE (or, given left, HF's merge rules) "
      "does not build from their own bytes"},
     {"sp_tune", (PyCFunction)(void (*)(void))bpe_sp_tune, METH_FASTCALL,
-     "sp_tune(encoder, priorities) -> pieces flagged as not their word's merge: SentencePiece BPE merges"},
+     "sp_tune(encoder, priorities, rules=None) -> pieces flagged as not their word's merge: SentencePiece BPE"},
     {"encoder_image", (PyCFunction)(void (*)(void))bpe_encoder_image, METH_FASTCALL,
      "encoder_image(encoder) -> the encoder's tables as an image build_mapped reads in place"},
     {"build_mapped", (PyCFunction)(void (*)(void))bpe_build_mapped, METH_FASTCALL,

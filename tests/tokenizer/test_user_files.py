@@ -709,40 +709,96 @@ def test_models_explain_says_which_engine_runs_a_file_and_why(deepseek_folder, c
     assert row["engine"] == "compiled" and row["reason"].startswith("compiled:")
 
 
-@pytest.fixture(scope="module")
-def sentencepiece_style(tmp_path_factory):
-    """HF, toklane at load and toklane on fastokens, over a SentencePiece-style tokenizer.json (Prepend +
-    Replace normalizer, BPE with byte fallback, the SentencePiece decoder: Llama 2 / Mistral files)."""
+def _sentencepiece_styles() -> list[tuple[str, str]]:
+    """``(label, text)`` of SentencePiece-style tokenizer.json files of Mistral's v3 model, as transformers
+    writes Llama 2 / Mistral ones: a Prepend + Replace normalizer, or a Metaspace pre-tokenizer that
+    prepends always or only first; BPE with byte fallback and the SentencePiece decoder."""
     try:
         from tests.references import find_package
 
         model = find_package("mistral_common") / "data" / "mistral_instruct_tokenizer_240323.model.v3"
     except AssertionError:
         pytest.skip("mistral-common is not installed")
-    text = pipelines.sentencepiece_json(str(model))
+    meta = pipelines.sentencepiece_json(str(model), metaspace=True)
+    assert '"prepend_scheme": "always"' in meta
+    first = meta.replace('"prepend_scheme": "always"', '"prepend_scheme": "first"')
+    return [("prepend", pipelines.sentencepiece_json(str(model))), ("always", meta), ("first", first)]
+
+
+@pytest.fixture(scope="module")
+def sentencepiece_style(tmp_path_factory):
+    """HF's tokenizer and toklane's (the merges on the compiled encoder, HF beside them) over each
+    SentencePiece-style file; the second load of one (its skeleton from the disk cache) too."""
     tmp = tmp_path_factory.mktemp("sp-style")
-    first, upgraded = load(tmp, text), load(tmp, text)
-    assert first.engine == "tokenizers" and first._upgrade is not None, first.engine_reason
-    assert staged.upgrade_now(upgraded), upgraded.engine_reason
-    return HFTokenizer.from_str(text), first, upgraded
+    out = []
+    for label, text in _sentencepiece_styles():
+        tok, again = load(tmp, text), load(tmp, text)
+        for t in (tok, again):
+            assert t.engine == "compiled" and "SentencePiece-style" in t.engine_reason, t.engine_reason
+            assert t._upgrade is None  # (no fastokens: the compiled merges are faster)
+        out.append((label, HFTokenizer.from_str(text), tok))
+    return out
 
 
-SPECIALS = ["[INST] hello [/INST] <s></s>[TOOL_CALLS]", "<s>hi", " x<s> y"]
+SPECIALS = ["[INST] hello [/INST] <s></s>[TOOL_CALLS]", "<s>hi", " x<s> y", "<s> hi", "[INST]  two", "a[/INST]b"]
+# What the merges must get right: runs of spaces (HF's merge ranks, not the library's scores, decide them),
+# text around added tokens (Metaspace's prefix: always, or only where the input starts), characters no
+# token holds (byte fallback), U+2581 typed as such, words past the encoder's in-place merge (128 bytes).
+_SP_HARD = st.sampled_from(
+    [
+        " ",
+        "  ",
+        " " * 17,
+        "\u2581",
+        "\n",
+        "ab",
+        "é",
+        "漢字",
+        "😀",
+        "\U0010fffd",
+        "\ud800",
+        "[INST]",
+        "<s>",
+        "[/INST]",
+        "=",
+    ]
+)
+sp_texts = st.lists(st.one_of(_SP_HARD, st.text(max_size=3), _SP_HARD.map(lambda s: s * 40)), max_size=24).map("".join)
 
 
 def test_sentencepiece_style_tokenizer_json_on_the_corpus(sentencepiece_style):
-    hf, first, upgraded = sentencepiece_style
-    for tok in (first, upgraded):
+    for label, hf, tok in sentencepiece_style:
         assert_same(tok, hf, CORPUS + SPECIALS)
+        assert [tok.count(t) for t in CORPUS + SPECIALS] == [len(tok.encode(t)) for t in CORPUS + SPECIALS], label
 
 
-@settings(max_examples=examples(40), deadline=None)
-@given(texts=st.lists(pipelines.texts, min_size=1, max_size=6))
+@settings(max_examples=examples(60), deadline=None)
+@given(texts=st.lists(st.one_of(pipelines.texts, sp_texts), min_size=1, max_size=6))
 def test_sentencepiece_style_tokenizer_json_equals_hf(sentencepiece_style, texts):
-    hf, first, upgraded = sentencepiece_style
-    assert upgraded.engine == "fastokens"
-    for tok in (first, upgraded):
+    for label, hf, tok in sentencepiece_style:
         assert_same(tok, hf, texts)
+        assert [tok.count(t) for t in texts] == [len(tok.encode(t)) for t in texts], label
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (lambda d: d["added_tokens"][5].update(normalized=True), "is normalized"),
+        (lambda d: d["model"].update(ignore_merges=True), "ignore_merges"),
+        (
+            lambda d: d["model"]["merges"].append(["a", "\u2581b"]) or d["model"]["vocab"].update({"a\u2581b": 40000}),
+            "compiled merges: a merge outside",
+        ),
+    ],
+)
+def test_what_the_compiled_merges_do_not_take_stays_on_tokenizers(tmp_path, edit, why):
+    text = _sentencepiece_styles()[0][1]
+    data = json.loads(text)
+    edit(data)
+    text = json.dumps(data)
+    tok = load(tmp_path, text)
+    assert tok.engine in ("tokenizers", "fastokens") and why in tok.engine_reason, tok.engine_reason
+    assert_same(tok, HFTokenizer.from_str(text), CORPUS[:3] + SPECIALS)
 
 
 def test_auto_builds_fastokens_for_a_bundled_vocabulary_once_it_paid(monkeypatch):

@@ -8,6 +8,7 @@ the same functions.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -23,11 +24,12 @@ from .assembly import RankedFamily, fast_ranks_engine, probed, ranked_tokenizer,
 from .compiled_pipelines import compiled_pipeline
 from .core import Tokenizer
 from .engines.base import AddedToken
-from .engines.choose import choose_engine, without_normalizer
+from .engines.choose import SENTENCEPIECE_REFUSED, choose_engine, without_normalizer
 from .engines.compiled import NATIVE as compiled_in_use
 from .engines.compiled import compiled_engine, encoder_for, irregular_ranks, is_nfkc
 from .engines.compiled import handles as compiled_handles
 from .engines.hf import HF_NORMALIZERS, HFBackend
+from .engines.sentencepiece_bpe import SentencePieceJsonBackend, SentencePieceMerges
 from .files import (
     Pipeline,
     TekkenData,
@@ -229,12 +231,19 @@ def hf_json_tokenizer(
     if not (trusted or checked):
         check_tokenizer_json(parsed, source)
     plan = choose_engine(parsed)
+    merges = None
+    if plan.sentencepiece:  # (its merges on the compiled encoder, HF tokenizers beside them)
+        try:
+            merges = SentencePieceMerges.of_json(Pipeline(parsed if full is None else full()))
+        except ValueError as exc:
+            assert plan.otherwise is not None
+            plan = dataclasses.replace(plan.otherwise, reason=f"{plan.otherwise.reason} ({SENTENCEPIECE_REFUSED}{exc})")
     reason = plan.explain() if not trusted else plan.reason
     tok = None
     refused = _seen_refusal(text()) if checked and plan.engine in ("compiled", "tiktoken") else None
     if refused is not None:
         reason = refused
-    elif plan.engine in ("compiled", "tiktoken"):
+    elif plan.engine in ("compiled", "tiktoken") and not plan.sentencepiece:
         try:
 
             def key() -> str:
@@ -261,7 +270,8 @@ def hf_json_tokenizer(
         ids = _seen_ids(text()) if checked else None
         if ids is None:
             ids = _file_ids(parsed if full is None else full())
-        tok = _hf_tokenizer(name, text(), source=source, aliases=aliases, eos=eos, ids=ids)
+        wrap = None if merges is None else functools.partial(SentencePieceJsonBackend, merges=merges)
+        tok = _hf_tokenizer(name, text(), source=source, aliases=aliases, eos=eos, ids=ids, wrap=wrap)
         if remember and ids is not None:
             image_cache.store("json-ids", _content_key(text()), array("I", ids).tobytes())
     if remember:
@@ -370,9 +380,13 @@ def _hf_tokenizer(
     aliases: Iterable[str] = (),
     eos: Iterable[str] = (),
     ids: list[int] | None = None,
+    wrap: Callable[[HFBackend], Any] | None = None,
 ) -> Tokenizer:
-    """A tokenizer over checked ``tokenizer.json`` text on HF ``tokenizers``."""
+    """A tokenizer over checked ``tokenizer.json`` text on HF ``tokenizers`` (``wrap``: what encodes in front
+    of it, given it)."""
     backend = build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json, ids))
+    if wrap is not None:
+        backend = wrap(backend)
     added = {t.content: t.id for t in backend.added_tokens}
     eos_names = list(eos) or [n for n in _EOS_GUESSES if n in added]
     return Tokenizer(
@@ -483,10 +497,10 @@ def sentencepiece_tokenizer(
         raise TokenizerLoadError(
             source, "a SentencePiece .model file needs the sentencepiece library (pip install 'toklane[sentencepiece]')"
         )
-    why_not = sentencepiece_bpe.why_not(model)
+    why_not = sentencepiece_bpe.model_refusal(model)
 
     def build() -> sp_engine.SentencePieceBackend:
-        merges = sentencepiece_bpe.SentencePieceMerges(model) if why_not is None else None
+        merges = sentencepiece_bpe.SentencePieceMerges.of_model(model) if why_not is None else None
         return sp_engine.SentencePieceBackend(model, merges)
 
     backend = build_engine(source, "not a valid SentencePiece model: loading it", build)

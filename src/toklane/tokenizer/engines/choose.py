@@ -7,8 +7,11 @@ The rule, for a checked ``tokenizer.json``:
    ``deepseek-v4``), or one split by the Llama 3, Qwen2/3, Qwen3.5, o200k or tekken pattern
    (:mod:`..compiled_pipelines`) -- and the merges replay as ranks. Loaded again, it comes from the
    disk cache in a fraction of HF ``tokenizers``' time.
-2. Otherwise HF **tokenizers**, the reference, from load.
-3. Either way, **fastokens** (:mod:`.fastokens`) replaces it once it pays (:mod:`.staged`) where the
+2. A SentencePiece-style file (BPE with byte fallback after Prepend + Replace or Metaspace: Llama 2,
+   Mistral, Gemma files) runs its merges on the compiled encoder too, HF **tokenizers** beside them for
+   decoding (:mod:`.sentencepiece_bpe`; no fastokens: the merges there are as fast or faster).
+3. Otherwise HF **tokenizers**, the reference, from load.
+4. Either way (1 or 3), **fastokens** (:mod:`.fastokens`) replaces it once it pays (:mod:`.staged`) where the
    pipeline is one it runs exactly: every step below is one that the hypothesis tests over generated
    pipelines prove equal to HF ``tokenizers`` (``tests/tokenizer/test_user_files.py``). fastokens
    itself refuses NFKC, NFD, NFKD, Strip, Punctuation, Whitespace and WhitespaceSplit.
@@ -18,12 +21,16 @@ The rule, for a checked ``tokenizer.json``:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 from ..files import Pipeline
-from . import fastokens
+from . import fastokens, sentencepiece_bpe
 from .compiled import NATIVE as COMPILED_BUILT
+
+#: How a plan's reason says why a SentencePiece-style file is not on its compiled merges.
+SENTENCEPIECE_REFUSED = "SentencePiece-style, but not on its compiled merges: "
 
 #: Steps fastokens runs exactly as HF ``tokenizers`` (proven by the tests named above).
 FASTOKENS_NORMALIZERS = frozenset(("NFC", "Lowercase", "Replace", "Prepend"))
@@ -46,6 +53,10 @@ class EnginePlan:
     #: "NFKC" where fastokens runs the file without its NFKC normalizer, for the texts NFKC leaves as
     #: they are (:func:`.compiled.is_nfkc`); the others stay on the engine from load.
     unless_changed_by: str | None = None
+    #: A SentencePiece-style file's merges on the compiled encoder (:mod:`.sentencepiece_bpe`), HF
+    #: ``tokenizers`` beside them; ``otherwise``: the plan where its vocabulary or merges refuse that.
+    sentencepiece: bool = False
+    otherwise: EnginePlan | None = None
 
     def explain(self) -> str:
         """The plan in one line."""
@@ -212,9 +223,26 @@ def without_normalizer(data: dict[str, Any]) -> dict[str, Any]:
 
 def choose_engine(data: Any) -> EnginePlan:
     """The engine plan for a parsed, checked ``tokenizer.json`` (pure: builds nothing)."""
+    pipeline = data if isinstance(data, Pipeline) else Pipeline(data)
+    plan = _plan(pipeline)
+    if pipeline.kind != "SentencePiece BPE":
+        return plan
+    refusal = sentencepiece_bpe.json_refusal(pipeline)
+    if refusal is not None:
+        return dataclasses.replace(plan, reason=f"{plan.reason} ({SENTENCEPIECE_REFUSED}{refusal})")
+    return EnginePlan(
+        "compiled",
+        f"{pipeline.describe()}: a SentencePiece-style file, whose merges run in toklane's compiled encoder"
+        " as HF tokenizers' BPE runs them (HF tokenizers beside it decodes)",
+        sentencepiece=True,
+        otherwise=plan,
+    )
+
+
+def _plan(pipeline: Pipeline) -> EnginePlan:
+    """:func:`choose_engine`'s plan for any but a SentencePiece-style file."""
     from ..compiled_pipelines import compiled_pipeline
 
-    pipeline = data if isinstance(data, Pipeline) else Pipeline(data)
     steps = pipeline.describe()
     conflict = added_order_conflict(pipeline.added_tokens)
     refusal = fastokens_refusal(pipeline, conflict=conflict)
