@@ -354,5 +354,10 @@ def test_mutated_models_load_or_fail_cleanly(tmp_path, edits):
     except toklane.TokenizerLoadError as exc:
         assert "\n" not in str(exc)
         return
-    ids = tok.encode("Hello world café 😀 <s>")
+    text = "Hello world café 😀 <s>   x=1 == 2"
+    ids = tok.encode(text)
     tok.decode(ids)
+    # a model that loads is encoded as the library encodes it, on whichever engine took it (scores, types
+    # and pieces mutated: the compiled merges' refusals and priorities)
+    sp = spm.SentencePieceProcessor(model_proto=bytes(data))
+    assert tok.encode(text, split_special_tokens=True) == sp.encode(text), tok.engine_reason

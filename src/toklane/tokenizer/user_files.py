@@ -235,7 +235,7 @@ def hf_json_tokenizer(
     if plan.sentencepiece:  # (its merges on the compiled encoder, HF tokenizers beside them)
         try:
             merges = SentencePieceMerges.of_json(Pipeline(parsed if full is None else full()))
-        except ValueError as exc:
+        except (ValueError, OverflowError, TypeError) as exc:  # (ids out of range: refused by the encoder)
             assert plan.otherwise is not None
             plan = dataclasses.replace(plan.otherwise, reason=f"{plan.otherwise.reason} ({SENTENCEPIECE_REFUSED}{exc})")
     reason = plan.explain() if not trusted else plan.reason
@@ -498,12 +498,15 @@ def sentencepiece_tokenizer(
             source, "a SentencePiece .model file needs the sentencepiece library (pip install 'toklane[sentencepiece]')"
         )
     why_not = sentencepiece_bpe.model_refusal(model)
-
-    def build() -> sp_engine.SentencePieceBackend:
-        merges = sentencepiece_bpe.SentencePieceMerges.of_model(model) if why_not is None else None
-        return sp_engine.SentencePieceBackend(model, merges)
-
-    backend = build_engine(source, "not a valid SentencePiece model: loading it", build)
+    merges = None
+    if why_not is None:
+        try:
+            merges = sentencepiece_bpe.SentencePieceMerges.of_model(model)
+        except (ValueError, OverflowError) as exc:  # (a table the encoder refuses: the library reads it)
+            why_not = f"the compiled encoder refuses its pieces: {exc}"
+    backend = build_engine(
+        source, "not a valid SentencePiece model: loading it", lambda: sp_engine.SentencePieceBackend(model, merges)
+    )
     names = list(eos) or ([model.pieces[model.eos_id]] if model.eos_id >= 0 else [])
     ids = {t.content: t.id for t in backend.added_tokens}
     tok = Tokenizer(

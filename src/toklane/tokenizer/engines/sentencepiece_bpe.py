@@ -192,9 +192,9 @@ class SentencePieceMerges:
         """A ``.model`` file's merges (:func:`model_refusal` None)."""
         kinds = model.types
         ranks = {p.encode(): k for k, p in enumerate(model.pieces) if kinds[k] == SP_NORMAL}
-        for k in range(len(kinds)):
-            if kinds[k] == SP_BYTE:  # a byte's own piece where no character piece is that byte
-                ranks.setdefault(bytes([int(model.pieces[k][3:5], 16)]), k)
+        byte_ids = {p: k for k, p in enumerate(model.pieces) if kinds[k] == SP_BYTE}
+        for b in range(256):  # a byte's own piece (the library's by its name) where no character piece is it
+            ranks.setdefault(bytes([b]), byte_ids[f"<0x{b:02X}>"])
         scores = model.scores
         place = {s: k for k, s in enumerate(sorted({scores[k] for k in ranks.values()}, reverse=True))}
         prio = array(_UINT32, bytes(4 * (max(ranks.values()) + 1)))
