@@ -736,6 +736,11 @@ def sentencepiece_style(tmp_path_factory):
         for t in (tok, again):
             assert t.engine == "compiled" and "SentencePiece-style" in t.engine_reason, t.engine_reason
             assert t._upgrade is None  # (no fastokens: the compiled merges are faster)
+        # HF is built beside the merges on first need only: encoding, counting and the template do not
+        assert again.encode("[INST] a  b", add_special_tokens=True) and again.count("x y") == 2
+        assert again._backend._exact is None
+        assert again.decode([1, 23325]) == HFTokenizer.from_str(text).decode([1, 23325], skip_special_tokens=False)
+        assert again._backend._exact is not None
         out.append((label, HFTokenizer.from_str(text), tok))
     return out
 

@@ -270,8 +270,11 @@ def hf_json_tokenizer(
         ids = _seen_ids(text()) if checked else None
         if ids is None:
             ids = _file_ids(parsed if full is None else full())
-        wrap = None if merges is None else functools.partial(SentencePieceJsonBackend, merges=merges)
-        tok = _hf_tokenizer(name, text(), source=source, aliases=aliases, eos=eos, ids=ids, wrap=wrap)
+        if merges is not None:
+            whole = parsed if full is None else full()
+            tok = _sentencepiece_json_tokenizer(name, text, whole, merges, ids, source=source, aliases=aliases, eos=eos)
+        else:
+            tok = _hf_tokenizer(name, text(), source=source, aliases=aliases, eos=eos, ids=ids)
         if remember and ids is not None:
             image_cache.store("json-ids", _content_key(text()), array("I", ids).tobytes())
     if remember:
@@ -380,13 +383,63 @@ def _hf_tokenizer(
     aliases: Iterable[str] = (),
     eos: Iterable[str] = (),
     ids: list[int] | None = None,
-    wrap: Callable[[HFBackend], Any] | None = None,
 ) -> Tokenizer:
-    """A tokenizer over checked ``tokenizer.json`` text on HF ``tokenizers`` (``wrap``: what encodes in front
-    of it, given it)."""
+    """A tokenizer over checked ``tokenizer.json`` text on HF ``tokenizers``."""
     backend = build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json, ids))
-    if wrap is not None:
-        backend = wrap(backend)
+    return _tokenizer_over(name, backend, source=source, aliases=aliases, eos=eos)
+
+
+def _sentencepiece_json_tokenizer(
+    name: str,
+    tokenizer_json: Callable[[], str],
+    data: Any,
+    merges: SentencePieceMerges,
+    ids: list[int] | None,
+    *,
+    source: str,
+    aliases: Iterable[str] = (),
+    eos: Iterable[str] = (),
+) -> Tokenizer:
+    """A checked SentencePiece-style ``tokenizer.json`` (``data``, parsed whole): its merges on the compiled
+    encoder, HF ``tokenizers`` over it built on first need (:class:`.engines.sentencepiece_bpe.
+    SentencePieceJsonBackend`). HF builds the file's other steps now, without its vocabulary and merges
+    (a few ms; those two were checked as the merges were built), so a file HF refuses fails at load."""
+    from tokenizers import Tokenizer as HFTokenizer
+
+    skeleton = json_skeleton(data)
+    skeleton["model"]["merges"] = []
+    steps = build_engine(
+        source,
+        "not a valid tokenizer.json: building it",
+        lambda: HFTokenizer.from_str(json.dumps(skeleton, ensure_ascii=False)),
+    )
+    added = [AddedToken(t["content"], t["id"], bool(t.get("special"))) for t in data["added_tokens"]]
+    known = ids if ids is not None else _file_ids(data) or [t.id for t in added]
+
+    def exact() -> HFBackend:
+        return build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json(), ids))
+
+    backend = SentencePieceJsonBackend(exact, merges, added, known, _template(steps))
+    return _tokenizer_over(name, backend, source=source, aliases=aliases, eos=eos)
+
+
+def _template(hf: Any) -> tuple[list[int], list[int]] | None:
+    """The ids HF ``tokenizers``' post-processor puts before and after a text (``hf``: any tokenizer with
+    the file's post-processor), or None where a probe does not show them apart."""
+    try:
+        plain = hf.encode("a", add_special_tokens=False).ids
+        full = hf.encode("a", add_special_tokens=True).ids
+    except Exception:  # (HF then applies it, on the text itself)
+        return None
+    for start in range(len(full) - len(plain) + 1) if plain else ():
+        if full[start : start + len(plain)] == plain:
+            return full[:start], full[start + len(plain) :]
+    return None
+
+
+def _tokenizer_over(name: str, backend: Any, *, source: str, aliases: Iterable[str], eos: Iterable[str]) -> Tokenizer:
+    """The :class:`Tokenizer` over a tokenizer.json's ``backend`` (its end-of-sequence tokens guessed from
+    the added tokens where ``eos`` names none)."""
     added = {t.content: t.id for t in backend.added_tokens}
     eos_names = list(eos) or [n for n in _EOS_GUESSES if n in added]
     return Tokenizer(

@@ -24,15 +24,16 @@ from __future__ import annotations
 import functools
 import math
 import re
+import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from operator import methodcaller
 from typing import Any
 
 from ...streammatch import Literals
 from ...switches import pure_python
 from ..files import SP_BYTE, SP_NORMAL, SP_UNUSED, SP_USER_DEFINED, Pipeline, SentencePieceModel
-from .base import _literals, flatten
+from .base import AddedToken, _literals, flatten
 
 try:
     from ... import _bpe  # type: ignore[attr-defined]
@@ -274,17 +275,41 @@ class SentencePieceJsonBackend:
     """A SentencePiece-style ``tokenizer.json``: encoded by its merges on the compiled encoder, its added
     tokens matched whole (leftmost, longest: none is ``normalized`` or strips), everything else -- decode,
     the special-token template, vocabulary tables, a text the encoder declines -- by HF ``tokenizers``
-    (``exact``), the reference it equals."""
+    (:attr:`exact`, the reference it equals), built on first need: a job that only encodes or counts never
+    pays for it. ``exact``: what builds it; ``ids``: every id the file holds; ``template``: the ids its
+    post-processor puts before and after a text (None: HF applies it)."""
 
     engine = "compiled"
 
-    def __init__(self, exact: Any, merges: SentencePieceMerges) -> None:
-        self.exact = exact
+    def __init__(
+        self,
+        exact: Callable[[], Any],
+        merges: SentencePieceMerges,
+        added: Iterable[AddedToken],
+        ids: Iterable[int],
+        template: tuple[list[int], list[int]] | None = None,
+    ) -> None:
+        self._build_exact = exact
+        self._template = template
+        self._exact: Any = None
+        self._lock = threading.Lock()
         self._merges = merges
-        self.added_tokens = exact.added_tokens
+        self.added_tokens = tuple(sorted(added, key=lambda t: t.id))
+        known = set(ids)
+        self.vocab_size = max(known) + 1
+        self.holes = frozenset(range(self.vocab_size)) - known if len(known) != self.vocab_size else frozenset()
         self._id_of = {t.content: t.id for t in self.added_tokens}
         self._match_all = _literals(self._id_of)
         self._match_atomic = _literals(t.content for t in self.added_tokens if not t.special)
+
+    @property
+    def exact(self) -> Any:
+        """HF ``tokenizers`` over the file (built on first use, once)."""
+        if self._exact is None:
+            with self._lock:
+                if self._exact is None:
+                    self._exact = self._build_exact()
+        return self._exact
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         match = self._match_atomic if split_special_tokens else self._match_all
@@ -324,7 +349,13 @@ class SentencePieceJsonBackend:
                 return n
         return len(self.encode(text, False))
 
-    def __getattr__(self, name: str) -> Any:  # the exact backend's other attributes (decode, token_table, ...)
-        if name == "exact":  # (not set yet: no recursion)
+    def with_special_tokens(self, text: str) -> list[int]:
+        if self._template is None:
+            return self.exact.with_special_tokens(text)
+        before, after = self._template
+        return [*before, *self.encode(text, False), *after]
+
+    def __getattr__(self, name: str) -> Any:  # HF's other attributes (decode, token_table, ...)
+        if name.startswith("_"):  # (this object's own, not set yet: no recursion)
             raise AttributeError(name)
         return getattr(self.exact, name)
