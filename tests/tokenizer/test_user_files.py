@@ -710,19 +710,30 @@ def test_models_explain_says_which_engine_runs_a_file_and_why(deepseek_folder, c
 
 
 def _sentencepiece_styles() -> list[tuple[str, str]]:
-    """``(label, text)`` of SentencePiece-style tokenizer.json files of Mistral's v3 model, as transformers
+    """``(label, text)`` of SentencePiece-style tokenizer.json files of Mistral's models, as transformers
     writes Llama 2 / Mistral ones: a Prepend + Replace normalizer, or a Metaspace pre-tokenizer that
-    prepends always or only first; BPE with byte fallback and the SentencePiece decoder."""
+    prepends always or only first; BPE with byte fallback and the SentencePiece decoder. v3 in all three
+    shapes, v1 (Llama 2's layout, 32,000 pieces) and v7 (user-defined pieces as added tokens) in one each."""
     try:
         from tests.references import find_package
 
-        model = find_package("mistral_common") / "data" / "mistral_instruct_tokenizer_240323.model.v3"
+        data = find_package("mistral_common") / "data"
     except AssertionError:
         pytest.skip("mistral-common is not installed")
-    meta = pipelines.sentencepiece_json(str(model), metaspace=True)
-    assert '"prepend_scheme": "always"' in meta
-    first = meta.replace('"prepend_scheme": "always"', '"prepend_scheme": "first"')
-    return [("prepend", pipelines.sentencepiece_json(str(model))), ("always", meta), ("first", first)]
+
+    def first(text: str) -> str:
+        assert '"prepend_scheme": "always"' in text
+        return text.replace('"prepend_scheme": "always"', '"prepend_scheme": "first"')
+
+    v3, v1 = str(data / "mistral_instruct_tokenizer_240323.model.v3"), str(data / "tokenizer.model.v1")
+    v7 = str(data / "mistral_instruct_tokenizer_241114.model.v7")
+    return [
+        ("v3 prepend", pipelines.sentencepiece_json(v3)),
+        ("v3 always", pipelines.sentencepiece_json(v3, metaspace=True)),
+        ("v3 first", first(pipelines.sentencepiece_json(v3, metaspace=True))),
+        ("v1 prepend", pipelines.sentencepiece_json(v1)),
+        ("v7 first", first(pipelines.sentencepiece_json(v7, metaspace=True))),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -737,7 +748,7 @@ def sentencepiece_style(tmp_path_factory):
             assert t.engine == "compiled" and "SentencePiece-style" in t.engine_reason, t.engine_reason
             assert t._upgrade is None  # (no fastokens: the compiled merges are faster)
         # HF is built beside the merges on first need only: encoding, counting and the template do not
-        assert again.encode("[INST] a  b", add_special_tokens=True) and again.count("x y") == 2
+        assert again.encode("<s> a  b", add_special_tokens=True) and again.count("x y") == 2
         assert again._backend._exact is None
         assert again.decode([1, 23325]) == HFTokenizer.from_str(text).decode([1, 23325], skip_special_tokens=False)
         assert again._backend._exact is not None
@@ -745,7 +756,15 @@ def sentencepiece_style(tmp_path_factory):
     return out
 
 
-SPECIALS = ["[INST] hello [/INST] <s></s>[TOOL_CALLS]", "<s>hi", " x<s> y", "<s> hi", "[INST]  two", "a[/INST]b"]
+SPECIALS = [
+    "[INST] hello [/INST] <s></s>[TOOL_CALLS]",
+    "<s>hi",
+    " x<s> y",
+    "<s> hi",
+    "[INST]  two",
+    "a[/INST]b",
+    "[REF]x",
+]
 # What the merges must get right: runs of spaces (HF's merge ranks, not the library's scores, decide them),
 # text around added tokens (Metaspace's prefix: always, or only where the input starts), characters no
 # token holds (byte fallback), U+2581 typed as such, words past the encoder's in-place merge (128 bytes).
@@ -765,6 +784,7 @@ _SP_HARD = st.sampled_from(
         "[INST]",
         "<s>",
         "[/INST]",
+        "[REF]",
         "=",
     ]
 )
