@@ -248,14 +248,24 @@ rank_of(const Encoder *e, const uint8_t *p, size_t n)
     return n == 1 ? e->byte_rank[p[0]] : rank_hashed(e, p, n, hash_bytes(p, n));
 }
 
+/* The merge functions below take sp: 1 for an sp_tune encoder, 0 for byte-level BPE, always a constant
+ * where they are inlined, so byte-level BPE runs none of SentencePiece's branches. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FORCE_INLINE inline __attribute__((always_inline))
+#define NO_INLINE __attribute__((noinline))
+#else
+#define FORCE_INLINE inline
+#define NO_INLINE
+#endif
+
 /* The merge priority of the pair p[0:left) + p[left:n) (n >= 2): the rank of the token they make; under
  * sp_tune its score's place (ties equal: the leftmost pair wins, as SentencePiece's agenda orders them),
  * or with merge rules the priority of the rule that is this split (NO_RANK where none is). */
-static inline uint32_t
-pair_rank(const Encoder *e, const uint8_t *p, size_t n, size_t left)
+static FORCE_INLINE uint32_t
+pair_rank(const Encoder *e, const uint8_t *p, size_t n, size_t left, const int sp)
 {
     uint32_t r = rank_hashed(e, p, n, hash_bytes(p, n));
-    if (e->prio == NULL || r == NO_RANK)
+    if (!sp || r == NO_RANK)
         return r;
     if (e->splits == NULL)
         return e->prio[r] & ~SP_NOT_WHOLE;
@@ -298,38 +308,45 @@ emit(Ids *out, uint32_t id)
 
 /* Whether byte b starts a part: every byte in byte-level BPE, a character's first byte under sp_tune
  * (SentencePiece merges characters). */
-static inline int
-part_start(const Encoder *e, uint8_t b)
+static FORCE_INLINE int
+part_start(uint8_t b, const int sp)
 {
-    return e->prio == NULL || (b & 0xC0) != 0x80;
+    return !sp || (b & 0xC0) != 0x80;
 }
 
 /* The array scan's state over a piece p of n bytes: parts [start[i], start[i + 1]) (start[m - 1] = n),
  * and rank[i] the priority of parts i and i + 1 joined (NO_RANK: none). Returns m. */
-static inline size_t
-pairs_init(const Encoder *e, const uint8_t *p, size_t n, uint32_t *start, uint32_t *rank)
+static FORCE_INLINE size_t
+pairs_init(const Encoder *e, const uint8_t *p, size_t n, uint32_t *start, uint32_t *rank, const int sp)
 {
+    if (!sp) { /* a part per byte */
+        for (size_t i = 0; i <= n; i++) {
+            start[i] = (uint32_t)i;
+            rank[i] = i + 1 < n ? pair_rank(e, p + i, 2, 1, 0) : NO_RANK;
+        }
+        return n + 1;
+    }
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (part_start(e, p[i]))
+        if (part_start(p[i], sp))
             start[m++] = (uint32_t)i;
     start[m++] = (uint32_t)n;
     for (size_t i = 0; i < m; i++)
-        rank[i] = i + 2 < m ? pair_rank(e, p + start[i], start[i + 2] - start[i], start[i + 1] - start[i]) : NO_RANK;
+        rank[i] = i + 2 < m ? pair_rank(e, p + start[i], start[i + 2] - start[i], start[i + 1] - start[i], sp) : NO_RANK;
     return m;
 }
 
 /* Emits the token of part p[0:n), or under sp_tune its bytes' where it is none (an unknown character:
  * SentencePiece's byte fallback). Returns 0, or -1 where a byte is no token either. */
-static inline int
-emit_part(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+static FORCE_INLINE int
+emit_part(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int sp)
 {
     uint32_t r = rank_of(e, p, n);
     if (r != NO_RANK) {
         emit(out, r);
         return 0;
     }
-    if (e->prio == NULL || n == 1)
+    if (!sp || n == 1)
         return -1;
     for (size_t k = 0; k < n; k++) {
         if (e->byte_rank[p[k]] == NO_RANK)
@@ -353,12 +370,13 @@ lowest_pair(const uint32_t *rank, size_t m, size_t *at)
 }
 
 /* Merges parts at and at + 1 (the pair ranks of at - 1 and at change); m: the part bounds, one fewer. */
-static inline void
-merge_pair(const Encoder *e, const uint8_t *p, uint32_t *start, uint32_t *rank, size_t *m, size_t at)
+static FORCE_INLINE void
+merge_pair(const Encoder *e, const uint8_t *p, uint32_t *start, uint32_t *rank, size_t *m, size_t at, const int sp)
 {
-    rank[at] = at + 3 < *m ? pair_rank(e, p + start[at], start[at + 3] - start[at], start[at + 2] - start[at]) : NO_RANK;
+    rank[at] =
+        at + 3 < *m ? pair_rank(e, p + start[at], start[at + 3] - start[at], start[at + 2] - start[at], sp) : NO_RANK;
     if (at > 0)
-        rank[at - 1] = pair_rank(e, p + start[at - 1], start[at + 2] - start[at - 1], start[at] - start[at - 1]);
+        rank[at - 1] = pair_rank(e, p + start[at - 1], start[at + 2] - start[at - 1], start[at] - start[at - 1], sp);
     memmove(start + at + 1, start + at + 2, (*m - at - 2) * sizeof(uint32_t));
     memmove(rank + at + 1, rank + at + 2, (*m - at - 2) * sizeof(uint32_t));
     (*m)--;
@@ -366,17 +384,36 @@ merge_pair(const Encoder *e, const uint8_t *p, uint32_t *start, uint32_t *rank, 
 
 /* Pieces shorter than SHORT_PIECE: tiktoken's array scan (find the lowest rank, merge, update the
  * two neighbours). Returns 0, or -1 where a part is no token (a byte missing from the ranks). */
-static int
-merge_short(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+static FORCE_INLINE int
+merge_short_as(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int sp)
 {
     uint32_t start[SHORT_PIECE + 1], rank[SHORT_PIECE + 1];
-    size_t at = 0, m = pairs_init(e, p, n, start, rank);
+    size_t at = 0, m = pairs_init(e, p, n, start, rank, sp);
     while (lowest_pair(rank, m, &at) != NO_RANK)
-        merge_pair(e, p, start, rank, &m, at);
+        merge_pair(e, p, start, rank, &m, at, sp);
     for (size_t i = 0; i + 1 < m; i++)
-        if (emit_part(e, p + start[i], start[i + 1] - start[i], out) < 0)
+        if (emit_part(e, p + start[i], start[i + 1] - start[i], out, sp) < 0)
             return -1;
     return 0;
+}
+
+static int
+merge_short_bytes(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    return merge_short_as(e, p, n, out, 0);
+}
+
+static NO_INLINE int
+merge_short_sp(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    return merge_short_as(e, p, n, out, 1);
+}
+
+/* (two functions, not one with both bodies: byte-level BPE's is then inlined where it was before) */
+static inline int
+merge_short(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    return e->prio != NULL ? merge_short_sp(e, p, n, out) : merge_short_bytes(e, p, n, out);
 }
 
 typedef struct {
@@ -427,8 +464,8 @@ heap_pop(Pair *heap, size_t *size)
 /* Long pieces: the same merges in the same order (lowest rank, leftmost first), from a heap of
  * candidate pairs over a linked list of parts; a popped pair that no longer spans two adjacent
  * parts is stale and skipped. Returns 0, -1 (a part is no token) or -2 (out of memory). */
-static int
-merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+static FORCE_INLINE int
+merge_long_as(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int sp)
 {
     uint32_t *next = malloc((n + 1) * sizeof(uint32_t)), *prev = malloc((n + 1) * sizeof(uint32_t));
     Pair *heap = malloc(2 * n * sizeof(Pair) + sizeof(Pair));
@@ -441,7 +478,7 @@ merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
     /* the parts: bytes, or characters under sp_tune (next and prev are read at part starts only) */
     uint32_t last = UINT32_MAX;
     for (size_t i = 0; i <= n; i++)
-        if (i == n || part_start(e, p[i])) {
+        if (i == n || part_start(p[i], sp)) {
             if (last != UINT32_MAX)
                 next[last] = (uint32_t)i;
             prev[i] = last;
@@ -449,7 +486,7 @@ merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
         }
     next[n] = (uint32_t)(n + 1);
     for (uint32_t i = 0; i < n && next[i] < n; i = next[i]) {
-        uint32_t r = pair_rank(e, p + i, next[next[i]] - i, next[i] - i);
+        uint32_t r = pair_rank(e, p + i, next[next[i]] - i, next[i] - i, sp);
         if (r != NO_RANK)
             heap_push(heap, &size, (Pair){r, i, next[next[i]]});
     }
@@ -465,19 +502,19 @@ merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
         /* the pairs the merged part now forms with its neighbours (at most two per merge) */
         if (prev[left] != UINT32_MAX) {
             uint32_t before = prev[left];
-            uint32_t r = pair_rank(e, p + before, top.end - before, left - before);
+            uint32_t r = pair_rank(e, p + before, top.end - before, left - before, sp);
             if (r != NO_RANK)
                 heap_push(heap, &size, (Pair){r, before, top.end});
         }
         if (top.end < n) {
             uint32_t after = next[top.end];
-            uint32_t r = pair_rank(e, p + left, after - left, top.end - left);
+            uint32_t r = pair_rank(e, p + left, after - left, top.end - left, sp);
             if (r != NO_RANK)
                 heap_push(heap, &size, (Pair){r, left, after});
         }
     }
     for (uint32_t i = 0; i < n; i = next[i])
-        if (emit_part(e, p + i, next[i] - i, out) < 0) {
+        if (emit_part(e, p + i, next[i] - i, out, sp) < 0) {
             status = -1;
             goto done;
         }
@@ -486,6 +523,24 @@ done:
     free(prev);
     free(heap);
     return status;
+}
+
+static int
+merge_long_bytes(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    return merge_long_as(e, p, n, out, 0);
+}
+
+static NO_INLINE int
+merge_long_sp(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    return merge_long_as(e, p, n, out, 1);
+}
+
+static inline int
+merge_long(const Encoder *e, const uint8_t *p, size_t n, Ids *out)
+{
+    return e->prio != NULL ? merge_long_sp(e, p, n, out) : merge_long_bytes(e, p, n, out);
 }
 
 /* The pieces of one call that are no token, each with where its ids were emitted first: words
@@ -1698,14 +1753,14 @@ ranked_rules_build(const Encoder *e, const uint32_t *left, uint32_t n_left, cons
     if (start == NULL)
         return -1;
     uint32_t *rank = start + n + 1;
-    size_t at = 0, m = pairs_init(e, p, n, start, rank);
+    size_t at = 0, m = pairs_init(e, p, n, start, rank, 0);
     int result = 1;
     for (uint32_t best; (best = lowest_pair(rank, m, &at)) != NO_RANK;) {
         if (best >= n_left || left[best] != start[at + 1] - start[at]) {
             result = 2;
             break;
         }
-        merge_pair(e, p, start, rank, &m, at);
+        merge_pair(e, p, start, rank, &m, at, 0);
     }
     if (result == 1)
         result = m == 2 && rank_of(e, p, n) == r;
