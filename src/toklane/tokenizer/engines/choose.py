@@ -8,7 +8,7 @@ The rule, for a checked ``tokenizer.json``:
    (:mod:`..compiled_pipelines`) -- and the merges replay as ranks. Loaded again, it comes from the
    disk cache in a fraction of HF ``tokenizers``' time.
 2. A SentencePiece-style file (BPE with byte fallback after Prepend + Replace or Metaspace: Llama 2,
-   Mistral, Gemma files) runs its merges on the compiled encoder too, HF **tokenizers** beside them for
+   Mistral files) runs its merges on the compiled encoder too, HF **tokenizers** beside them for
    decoding (:mod:`.sentencepiece_bpe`; no fastokens: the merges there are as fast or faster).
 3. Otherwise HF **tokenizers**, the reference, from load.
 4. Either way (1 or 3), **fastokens** (:mod:`.fastokens`) replaces it once it pays (:mod:`.staged`) where the

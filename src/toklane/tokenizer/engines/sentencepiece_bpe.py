@@ -1,4 +1,4 @@
-"""SentencePiece-style BPE (Llama 2, Mistral v1-v7, Gemma) on toklane's compiled encoder: ~10x the library.
+"""SentencePiece-style BPE (Llama 2, Mistral v1-v7) on toklane's compiled encoder: ~10x the library.
 
 A SentencePiece BPE model turns spaces into U+2581 and puts one U+2581 before the text (the dummy
 prefix); its characters are the first parts (user-defined pieces whole and frozen), and a character no
