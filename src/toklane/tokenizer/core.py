@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .. import gather
 from ..errors import InvalidTokenIdError, MissingTokenError
-from .engines.base import AddedToken, Backend
+from .engines.base import AddedToken, Backend, surrounding
 from .engines.ranked import RankedBPEBackend
 
 TruncationSide = Literal["left", "right"]
@@ -204,9 +204,9 @@ class Tokenizer:
         probe = "a"
         plain = self._backend.encode(probe, False)
         full = self._backend.with_special_tokens(probe)
-        for start in range(len(full) - len(plain) + 1):
-            if full[start : start + len(plain)] == plain:
-                return tuple(full[:start]), tuple(full[start + len(plain) :])
+        around = surrounding(plain, full)
+        if around is not None:
+            return tuple(around[0]), tuple(around[1])
         raise ValueError(f"tokenizer {self.name!r}: cannot locate the text inside its special-token template")
 
     def encode(

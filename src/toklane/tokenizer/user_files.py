@@ -15,7 +15,7 @@ import json
 import marshal
 import os
 from array import array
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import TokenizerLoadError
@@ -23,7 +23,7 @@ from . import deepseek_v4, image_cache, irregular
 from .assembly import RankedFamily, fast_ranks_engine, probed, ranked_tokenizer, ranks_engine
 from .compiled_pipelines import compiled_pipeline
 from .core import Tokenizer
-from .engines.base import AddedToken
+from .engines.base import AddedToken, surrounding
 from .engines.choose import SENTENCEPIECE_REFUSED, choose_engine, without_normalizer
 from .engines.compiled import NATIVE as compiled_in_use
 from .engines.compiled import compiled_engine, encoder_for, irregular_ranks, is_nfkc
@@ -423,7 +423,7 @@ def _sentencepiece_json_tokenizer(
     return _tokenizer_over(name, backend, source=source, aliases=aliases, eos=eos)
 
 
-def _template(hf: Any) -> tuple[list[int], list[int]] | None:
+def _template(hf: Any) -> tuple[Sequence[int], Sequence[int]] | None:
     """The ids HF ``tokenizers``' post-processor puts before and after a text (``hf``: any tokenizer with
     the file's post-processor), or None where a probe does not show them apart."""
     try:
@@ -431,10 +431,7 @@ def _template(hf: Any) -> tuple[list[int], list[int]] | None:
         full = hf.encode("a", add_special_tokens=True).ids
     except Exception:  # (HF then applies it, on the text itself)
         return None
-    for start in range(len(full) - len(plain) + 1) if plain else ():
-        if full[start : start + len(plain)] == plain:
-            return full[:start], full[start + len(plain) :]
-    return None
+    return surrounding(plain, full) if plain else None
 
 
 def _tokenizer_over(name: str, backend: Any, *, source: str, aliases: Iterable[str], eos: Iterable[str]) -> Tokenizer:

@@ -84,6 +84,15 @@ def _without_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def surrounding(plain: Sequence[int], full: Sequence[int]) -> tuple[Sequence[int], Sequence[int]] | None:
+    """What ``full`` (a text's ids with the special-token template) holds before and after ``plain`` (the
+    text's ids alone), where it holds it; None where it does not."""
+    for start in range(len(full) - len(plain) + 1):
+        if full[start : start + len(plain)] == plain:
+            return full[:start], full[start + len(plain) :]
+    return None
+
+
 def flatten(batch: Sequence[Sequence[int]]) -> tuple[Any, Any]:
     """A batch of id lists as ``(ids, offsets)``: every id end to end (numpy ``uint32``)
     and where each list starts (``int64``, one more than the batch; list ``k`` is

@@ -33,6 +33,7 @@ from typing import Any
 from ...streammatch import Literals
 from ...switches import pure_python
 from ..files import SP_BYTE, SP_NORMAL, SP_UNUSED, SP_USER_DEFINED, Pipeline, SentencePieceModel
+from ..unicode_classes import DECLINE
 from .base import AddedToken, _literals, flatten
 
 try:
@@ -42,7 +43,6 @@ except ImportError:  # built without a C compiler
 
 _G_SENTENCEPIECE = 7  # toklane._bpe's grammar: words split before each run of U+2581
 _AS_LIST, _AS_COUNT = 0, 1
-_C_DECLINE = 0x80  # toklane._bpe's class flag of a code point it hands back (a lone surrogate)
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
 SPACE = "\u2581"
 _INNER_SPACE = re.compile("[^\u2581\n]\u2581")
@@ -53,8 +53,37 @@ _BYTE_PIECE = re.compile("<0x[0-9A-F]{2}>")
 def _classes() -> bytes:
     """One class byte per code point: only the surrogates flagged (the grammar reads U+2581 alone)."""
     table = bytearray(0x110000)
-    table[0xD800:0xE000] = bytes([_C_DECLINE]) * 0x800
+    table[0xD800:0xE000] = bytes([DECLINE]) * 0x800
     return bytes(table)
+
+
+def _hits(match: Literals | None, text: str) -> list[tuple[int, int, int]]:
+    """``match``'s hits in ``text`` (none without a scan where its strings' first character is absent)."""
+    if match is None or (match.lead is not None and match.lead not in text):
+        return []
+    return match.find_all(text)
+
+
+def _around(
+    text: str, hits: list[tuple[int, int, int]], whole: Callable[[int], Any], part: Callable[[str, int], Any], out: Any
+) -> Any:
+    """``out`` plus, in order, ``part(stretch, start)`` of each stretch of ``text`` between ``hits`` and
+    ``whole(k)`` of each hit (string ``k`` of the matcher); None where a part is None (declined)."""
+    start = 0
+    for k, a, b in hits:
+        if a > start:
+            got = part(text[start:a], start)
+            if got is None:
+                return None
+            out += got
+        out += whole(k)
+        start = b
+    if start < len(text):
+        got = part(text[start:], start)
+        if got is None:
+            return None
+        out += got
+    return out
 
 
 def _unbuilt() -> str | None:
@@ -237,29 +266,17 @@ class SentencePieceMerges:
         if not text:
             return [] if mode == _AS_LIST else 0
         normal = self._normal(text, first)
-        match = self._user_match
-        if match is None or (match.lead is not None and match.lead not in normal):
-            return _bpe.encode(self._encoder, normal, mode)
-        hits = match.find_all(normal)
+        hits = _hits(self._user_match, normal)
         if not hits:
             return _bpe.encode(self._encoder, normal, mode)
-        out: Any = [] if mode == _AS_LIST else 0
-        start = 0
-        strings = match.strings
-        for k, a, b in hits:
-            if a > start:
-                part = _bpe.encode(self._encoder, normal[start:a], mode)
-                if part is None:
-                    return None
-                out += part
-            out += [self._user[strings[k]]] if mode == _AS_LIST else 1
-            start = b
-        if start < len(normal):
-            part = _bpe.encode(self._encoder, normal[start:], mode)
-            if part is None:
-                return None
-            out += part
-        return out
+        strings = self._user_match.strings  # type: ignore[union-attr]
+        return _around(
+            normal,
+            hits,
+            (lambda k: [self._user[strings[k]]]) if mode == _AS_LIST else (lambda k: 1),
+            lambda stretch, _: _bpe.encode(self._encoder, stretch, mode),
+            [] if mode == _AS_LIST else 0,
+        )
 
     def encode(self, text: str, first: bool = True) -> list[int] | None:
         """The ids of ``text`` (``first``: it starts the input, for Metaspace's ``first``); None: a text to
@@ -287,7 +304,7 @@ class SentencePieceJsonBackend:
         merges: SentencePieceMerges,
         added: Iterable[AddedToken],
         ids: Iterable[int],
-        template: tuple[list[int], list[int]] | None = None,
+        template: tuple[Sequence[int], Sequence[int]] | None = None,
     ) -> None:
         self._build_exact = exact
         self._template = template
@@ -313,27 +330,14 @@ class SentencePieceJsonBackend:
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         match = self._match_atomic if split_special_tokens else self._match_all
-        hits = None if match is None or (match.lead is not None and match.lead not in text) else match.find_all(text)
+        hits = _hits(match, text)
         if not hits:
             ids = self._merges.encode(text)
-            return self.exact.encode(text, split_special_tokens) if ids is None else ids
-        out: list[int] = []
-        start = 0
-        strings = match.strings  # type: ignore[union-attr]
-        for k, a, b in hits:
-            if a > start:
-                part = self._merges.encode(text[start:a], start == 0)
-                if part is None:
-                    return self.exact.encode(text, split_special_tokens)
-                out += part
-            out.append(self._id_of[strings[k]])
-            start = b
-        if start < len(text):
-            part = self._merges.encode(text[start:], start == 0)
-            if part is None:
-                return self.exact.encode(text, split_special_tokens)
-            out += part
-        return out
+        else:
+            strings, id_of = match.strings, self._id_of  # type: ignore[union-attr]
+            merges = self._merges
+            ids = _around(text, hits, lambda k: [id_of[strings[k]]], lambda part, at: merges.encode(part, at == 0), [])
+        return self.exact.encode(text, split_special_tokens) if ids is None else ids
 
     def encode_batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
         return [self.encode(t, split_special_tokens) for t in texts]
@@ -342,8 +346,7 @@ class SentencePieceJsonBackend:
         return flatten(self.encode_batch(texts, split_special_tokens))
 
     def count(self, text: str) -> int:
-        match = self._match_all
-        if match is None or (match.lead is not None and match.lead not in text) or not match.find_all(text):
+        if not _hits(self._match_all, text):
             n = self._merges.count(text)
             if n is not None:
                 return n
