@@ -16,7 +16,7 @@ import marshal
 import os
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import TokenizerLoadError
 from . import deepseek_v4, image_cache, irregular
@@ -29,7 +29,6 @@ from .engines.compiled import NATIVE as compiled_in_use
 from .engines.compiled import compiled_engine, encoder_for, irregular_ranks, is_nfkc
 from .engines.compiled import handles as compiled_handles
 from .engines.hf import HF_NORMALIZERS, HFBackend
-from .engines.sentencepiece_bpe import SentencePieceJsonBackend, SentencePieceMerges
 from .files import (
     Pipeline,
     TekkenData,
@@ -44,6 +43,9 @@ from .files import (
     read_bytes,
     read_text,
 )
+
+if TYPE_CHECKING:
+    from .engines.sentencepiece_bpe import SentencePieceMerges
 
 
 def read_tiktoken_ranks(path: str | os.PathLike[str], spec: object = None) -> dict[bytes, int]:
@@ -234,6 +236,8 @@ def hf_json_tokenizer(
     merges = None
     if plan.sentencepiece:  # (its merges on the compiled encoder, HF tokenizers beside them)
         try:
+            from .engines.sentencepiece_bpe import SentencePieceMerges
+
             merges = SentencePieceMerges.of_json(Pipeline(parsed if full is None else full()))
         except (ValueError, OverflowError, TypeError) as exc:  # (ids out of range: refused by the encoder)
             assert plan.otherwise is not None
@@ -418,6 +422,8 @@ def _sentencepiece_json_tokenizer(
 
     def exact() -> HFBackend:
         return build_engine(source, "not a valid tokenizer.json: building it", lambda: HFBackend(tokenizer_json(), ids))
+
+    from .engines.sentencepiece_bpe import SentencePieceJsonBackend
 
     backend = SentencePieceJsonBackend(exact, merges, added, known, _template(steps))
     return _tokenizer_over(name, backend, source=source, aliases=aliases, eos=eos)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..files import Pipeline
-from . import fastokens, sentencepiece_bpe
+from . import fastokens
 from .compiled import NATIVE as COMPILED_BUILT
 
 #: How a plan's reason says why a SentencePiece-style file is not on its compiled merges.
@@ -227,6 +227,8 @@ def choose_engine(data: Any) -> EnginePlan:
     plan = _plan(pipeline)
     if pipeline.kind != "SentencePiece BPE":
         return plan
+    from . import sentencepiece_bpe  # (here: most files are not SentencePiece-style, and import toklane stays lean)
+
     refusal = sentencepiece_bpe.json_refusal(pipeline)
     if refusal is not None:
         return dataclasses.replace(plan, reason=f"{plan.reason} ({SENTENCEPIECE_REFUSED}{refusal})")
