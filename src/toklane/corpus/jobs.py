@@ -11,13 +11,14 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import InvalidArgumentError
 from .inputs import CorpusError, Split, expand_inputs, file_kind, plan_splits
+from .merge import Merger
+from .plan import Job, Progress
 from .records import IDS, NUM_TOKENS, Options, check_encoding
-from .stats import CorpusStats, FileStats, Histogram, summarize
+from .stats import CorpusStats
 from .work import (
     META_KEY,
     Limits,
@@ -33,7 +34,6 @@ from .work import (
 
 OnError = Literal["fail", "skip"]
 Engine = Literal["local", "ray"]
-Progress = Callable[[int, int], None]
 # Input bytes per worker process when workers=None: a worker first loads its tokenizer (qwen3.6:
 # ~1.3 s), about the time one core takes to count ~50 MB, so small corpora are counted in-process.
 BYTES_PER_WORKER = 32 << 20
@@ -47,23 +47,6 @@ def default_workers(total_bytes: int) -> int:
     """Workers for ``workers=None``: every core for a big corpus, one per 32 MB of input below that
     (1: in-process, no tokenizer loads in other processes)."""
     return max(1, min(os.cpu_count() or 1, total_bytes // BYTES_PER_WORKER))
-
-
-@dataclass(frozen=True)
-class Job:
-    """Everything a corpus job needs, for any engine."""
-
-    model: str  # the tokenizer's name (workers load it by name)
-    files: tuple[str, ...]
-    splits: tuple[Split, ...]
-    opts: Options
-    limits: Limits
-    workers: int
-    local_tokenizer: Any = None  # the loaded tokenizer, for a one-worker run in this process
-
-    @property
-    def tokenize(self) -> bool:
-        return self.limits.output is not None
 
 
 # --------------------------------------------------------------------------- checks and planning
@@ -233,56 +216,6 @@ def _run_local(
         if queue is not None and drain is not None:
             queue.put(None)
             drain.join()
-
-
-class Merger:
-    """Merges split results in split order: per-file totals, absolute line numbers, lengths."""
-
-    def __init__(self, job: Job):
-        self.job = job
-        self.per_file: dict[str, list[int]] = {p: [0, 0, 0] for p in job.files}
-        self.lines: dict[str, int] = dict.fromkeys(job.files, 0)
-        self.hist = Histogram()
-        self.errors: list[tuple[str, int, str]] = []
-        self.written = 0
-
-    def add(self, split: Split, result: SplitResult) -> None:
-        bases = []
-        for piece, (records, tokens, errors, lines) in zip(split.pieces, result.pieces, strict=True):
-            bases.append(self.lines[piece.path])
-            self.lines[piece.path] += lines
-            stats = self.per_file[piece.path]
-            stats[0] += records
-            stats[1] += tokens
-            stats[2] += errors
-        located = [(split.pieces[p].path, bases[p] + line, reason) for p, line, reason in result.errors]
-        if located and self.job.limits.on_error == "fail":
-            path, line, reason = located[0]
-            raise CorpusError(f"{path}:{line}", f"{reason} (--on-error skip to read the rest)")
-        self.errors.extend(located)
-        self.hist.add(result.lengths)
-        self.written += result.written
-
-    def stats(self, shards: tuple[str, ...] = (), resumed: int = 0, schema: Any = None) -> CorpusStats:
-        """The job's statistics; for tokenize, ``schema`` is the shards' (one for all)."""
-        limits = self.job.limits
-        columns = None
-        if schema is not None:
-            from .columns import describe  # pyarrow: only tokenize gets here
-
-            columns = describe(schema, self.job.opts.keep_columns)
-        return summarize(
-            self.job.model,
-            tuple(FileStats(p, *self.per_file[p]) for p in self.job.files),
-            self.hist,
-            self.errors,
-            max_tokens=limits.max_tokens,
-            min_tokens=limits.min_tokens,
-            written=self.written if self.job.tokenize else None,
-            shards=shards,
-            resumed=resumed,
-            columns=columns,
-        )
 
 
 def _run(job: Job, engine: str, ray_address: str | None, progress: Progress | None) -> CorpusStats:

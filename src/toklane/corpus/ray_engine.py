@@ -11,8 +11,8 @@ The pipeline is ``read_datasource -> map_batches -> (iter_batches | write_datasi
   by its name and encodes with the local engine's :func:`~.records.encode_items` and
   :func:`~.work.build_table`.
 - count: the driver reads the per-chunk counts in input order (``preserve_order``) and
-  merges them with the local engine's merger, so the statistics and the first error
-  named with ``on_error="fail"`` are the local engine's.
+  merges them with the local engine's :class:`~.merge.Merger`, so the statistics and the
+  first error named with ``on_error="fail"`` are the local engine's.
 - tokenize: :class:`ShardSink`, a Ray Data ``Datasink``, writes each write task's rows to
   ``part-NNNNN.parquet`` (a temporary name, renamed when complete), numbered in input
   order; the counts reach the driver through a small actor (:class:`JobState`).
@@ -51,6 +51,8 @@ except ModuleNotFoundError as exc:  # pragma: no cover - exercised only without 
 
 from .columns import unify_tables
 from .inputs import CorpusError, Piece, Split, read_chunks
+from .merge import Merger
+from .plan import Job, Progress
 from .records import Options, encode_items
 from .stats import Histogram
 from .work import (
@@ -66,8 +68,6 @@ from .work import (
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-    from .jobs import Job, Progress
 
 # Helper columns the source adds to every block (and the encoder drops).
 SPLIT, PIECE, LINE, RAW = "__toklane_split", "__toklane_piece", "__toklane_line", "__toklane_raw"
@@ -486,8 +486,6 @@ class _Runner:
     """One job's pipelines: ``read_datasource -> map_batches(Encoder) -> iter_batches | write_datasink``."""
 
     def __init__(self, job: Job, size: int, fixed: bool):
-        from .jobs import Merger
-
         self.job, self.size, self.fixed = job, size, fixed
         self.merger = Merger(job)
         self.state = ray.remote(num_cpus=0)(JobState).remote()
