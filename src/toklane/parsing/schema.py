@@ -36,7 +36,6 @@ import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from itertools import repeat
 from typing import Any
 
 from ..errors import InvalidToolsSchemaError, json_kind
@@ -240,11 +239,13 @@ def _walk(tools_schema: Any) -> None:
         )
     for k, raw in enumerate(tools_schema):
         where: Path = ("tools_schema", k)
-        tool = _as_mapping(raw)
+        tool = raw if type(raw) is dict else _as_mapping(raw)
         if tool is None:
             raise InvalidToolsSchemaError(_text(where), f"must be an object (an OpenAI tool), got {json_kind(raw)}")
         if "function" in tool:
-            fn = _as_mapping(tool["function"])
+            fn = tool["function"]
+            if type(fn) is not dict:
+                fn = _as_mapping(fn)
             where = (where, "function")
             if fn is None:
                 raise InvalidToolsSchemaError(_text(where), f"must be an object, got {json_kind(tool['function'])}")
@@ -269,16 +270,42 @@ def _type_list(t: Any) -> bool:
     return isinstance(t, str) or (isinstance(t, list) and bool(t) and all(isinstance(x, str) for x in t))
 
 
+#: What each subschema keyword holds: one subschema, ``items`` (one, or a list in older drafts), a list
+#: of subschemas, a map of them.
+_ONE_SUB, _ITEMS, _LIST, _MAP = range(4)
+_KIND = {**dict.fromkeys(_ONE, _ONE_SUB), "items": _ITEMS, **dict.fromkeys(_LISTS, _LIST), **dict.fromkeys(_MAPS, _MAP)}
+
+
+#: The subschema keywords a schema holds (two or more) -> them in the order they are checked, for the
+#: combinations seen (at most _MAX_RANKED of them: the key is the set of keywords, not the schema).
+_ranked: dict[frozenset[str], tuple[str, ...]] = {}
+_MAX_RANKED = 256
+
+
+def _rank(present: frozenset[str]) -> tuple[str, ...]:
+    ranked = tuple(sorted(present, key=_RANK.__getitem__))
+    if len(_ranked) < _MAX_RANKED:
+        _ranked[present] = ranked
+    return ranked
+
+
 def _check_schema(root: Any, root_path: Path) -> None:
     """Walk a JSON schema (iteratively: no recursion limit to hit), checking its keywords' shapes.
-    Paths are built as links and written out only for an error (about 5 µs -> 1 µs for a small tool)."""
+    Paths are built as links and written out only for an error (about 5 µs -> 1 µs for a small tool).
+
+    A subschema that passes its own checks and holds no subschema keyword (a leaf: most property
+    schemas, ``items`` and ``anyOf`` members) is checked where its parent finds it, never pushed; any
+    other is pushed and checked (and named) in full. Leaves passed over raise nothing, so the first
+    error found is the same as if every subschema were pushed."""
     stack: list[tuple[Any, Path, int]] = [(root, root_path, 0)]
+    push, pop = stack.append, stack.pop
     while stack:
-        node, path, depth = stack.pop()
-        if node is True or node is False:
-            continue  # true / false are schemas
-        if type(node) is not dict and not isinstance(node, Mapping):
-            raise InvalidToolsSchemaError(_text(path), f"must be a schema object, got {json_kind(node)}")
+        node, path, depth = pop()
+        if type(node) is not dict:
+            if node is True or node is False:
+                continue  # true / false are schemas
+            if not isinstance(node, Mapping):
+                raise InvalidToolsSchemaError(_text(path), f"must be a schema object, got {json_kind(node)}")
         if depth > MAX_SCHEMA_DEPTH:
             raise InvalidToolsSchemaError(_text(path), f"nests subschemas deeper than {MAX_SCHEMA_DEPTH} levels")
         t = node.get("type")
@@ -292,46 +319,46 @@ def _check_schema(root: Any, root_path: Path) -> None:
         if required is not None:
             if not isinstance(required, list):
                 raise InvalidToolsSchemaError(_text((path, "required")), f"must be a list, got {json_kind(required)}")
-            if not all(map(isinstance, required, repeat(str))):
-                raise InvalidToolsSchemaError(_text((path, "required")), "must be a list of strings")
-        if _NESTING_SET.isdisjoint(node):
-            continue
+            for name in required:
+                if type(name) is not str and not isinstance(name, str):
+                    raise InvalidToolsSchemaError(_text((path, "required")), "must be a list of strings")
         present = _NESTING_SET.intersection(node)
-        for key in sorted(present, key=_RANK.__getitem__) if len(present) > 1 else present:
+        if not present:
+            continue
+        if len(present) > 1:
+            present = _ranked.get(present) or _rank(present)
+        leaves = depth < MAX_SCHEMA_DEPTH  # whether a child (depth + 1) may be passed over as a leaf
+        depth += 1
+        for key in present:
             value = node[key]
-            if key in _ONE:
-                stack.append((value, (path, key), depth + 1))
+            kind = _KIND[key]
+            if kind == _ONE_SUB:
+                at, children = path, ((key, value),)
             elif value is None:
                 continue
-            elif key == "items":
-                if isinstance(value, list):  # the tuple form of older drafts
-                    at = (path, "items")
-                    stack.extend((sub, (at, i), depth + 1) for i, sub in enumerate(value))
-                else:
-                    stack.append((value, (path, "items"), depth + 1))
-            elif key in _LISTS:
-                if not isinstance(value, list):
-                    raise InvalidToolsSchemaError(
-                        _text((path, key)), f"must be a list of schemas, got {json_kind(value)}"
-                    )
-                at = (path, key)
-                stack.extend((sub, (at, i), depth + 1) for i, sub in enumerate(value))
-            else:  # a map of subschemas
+            elif kind == _MAP:
                 if type(value) is not dict and not isinstance(value, Mapping):
                     raise InvalidToolsSchemaError(_text((path, key)), f"must be an object, got {json_kind(value)}")
-                at = (path, key)
-                for name, sub in value.items():
-                    if type(name) is not str and not isinstance(name, str):
-                        raise InvalidToolsSchemaError(_text(at), f"has a non-string key {name!r:.60}")
-                    if type(sub) is dict and depth < MAX_SCHEMA_DEPTH and _NESTING_SET.isdisjoint(sub):
-                        # A leaf (most property schemas) that passes its three checks: done here, not
-                        # pushed; anything else is pushed and checked (and named) in full.
+                at, children = (path, key), value.items()
+            elif isinstance(value, list):  # a list of subschemas (items: the tuple form of older drafts)
+                at, children = (path, key), enumerate(value)
+            elif kind == _LIST:
+                raise InvalidToolsSchemaError(_text((path, key)), f"must be a list of schemas, got {json_kind(value)}")
+            else:  # items: one subschema
+                at, children = path, (("items", value),)
+            for step, sub in children:
+                if type(step) is not str and kind == _MAP and not isinstance(step, str):
+                    raise InvalidToolsSchemaError(_text(at), f"has a non-string key {step!r:.60}")
+                if type(sub) is dict:
+                    if leaves and _NESTING_SET.isdisjoint(sub):
                         t = sub.get("type")
                         if (t is None or type(t) is str) and "required" not in sub:
                             enum = sub.get("enum")
                             if enum is None or type(enum) is list:
-                                continue
-                    stack.append((sub, (at, name), depth + 1))
+                                continue  # a leaf that passes its three checks
+                elif sub is True or sub is False:
+                    continue
+                push((sub, (at, step), depth))
 
 
 __all__ = ["MAX_SCHEMA_DEPTH", "ToolsSchema", "request_tools_schema", "validate_tools_schema"]
