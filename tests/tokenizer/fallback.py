@@ -6,7 +6,9 @@ from __future__ import annotations
 from contextlib import ExitStack
 from unittest import mock
 
-from toklane.tokenizer import Tokenizer, assembly, bundled, user_files
+from toklane.tokenizer import Tokenizer, user_files
+from toklane.tokenizer.bundled_loaders import load_bundled
+from toklane.tokenizer.engines import choose
 from toklane.tokenizer.registry import bundled_table
 
 _loaded: dict[str, Tokenizer] = {}
@@ -17,7 +19,7 @@ def without_compiled(name: str) -> Tokenizer:
     if name not in _loaded:
         entry = next(entry for entry in bundled_table() if entry.name == name)
         with ExitStack() as patched:  # (each module that asks)
-            for module in (assembly, bundled, user_files):
+            for module in (choose, user_files):
                 patched.enter_context(mock.patch.object(module, "compiled_handles", lambda pattern: False))
-            _loaded[name] = entry.load(())
+            _loaded[name] = load_bundled(entry, ())
     return _loaded[name]

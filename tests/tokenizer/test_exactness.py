@@ -73,10 +73,11 @@ def tokenizer(name: str, engine: str = "loaded") -> toklane.Tokenizer:
         return toklane.load_tokenizer(name)
     if name not in _upgraded:
         pytest.importorskip("fastokens")
+        from toklane.tokenizer.bundled_loaders import load_bundled
         from toklane.tokenizer.engines import staged
         from toklane.tokenizer.registry import bundled_table
 
-        tok = next(entry for entry in bundled_table() if entry.name == name).load(())
+        tok = load_bundled(next(entry for entry in bundled_table() if entry.name == name), ())
         assert staged.upgrade_now(tok) and tok.engine == "fastokens", tok.engine_reason
         _upgraded[name] = tok
     return _upgraded[name]
@@ -170,9 +171,10 @@ def test_random_text_matches_reference(name, engine, text, qwen_package, deepsee
 
 
 def test_engines_are_the_fastest_exact_ones():
+    from toklane.tokenizer.bundled_loaders import load_bundled
     from toklane.tokenizer.registry import bundled_table
 
-    loaded = {entry.name: entry.load(()) for entry in bundled_table() if entry.name in NAMES}
+    loaded = {entry.name: load_bundled(entry, ()) for entry in bundled_table() if entry.name in NAMES}
     engines = {name: tok.engine for name, tok in loaded.items()}
     if importlib.util.find_spec("mistral_common"):
         loaded["mistral-tekken"] = toklane.load_tokenizer("mistral-tekken")

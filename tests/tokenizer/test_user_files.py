@@ -832,9 +832,10 @@ def test_auto_builds_fastokens_for_a_bundled_vocabulary_once_it_paid(monkeypatch
     expected time, fastokens is built on a thread of its own and swapped in, and every call before, during
     and after gives the same ids."""
     monkeypatch.setenv("TOKLANE_FASTOKENS", "auto")
+    from toklane.tokenizer.bundled_loaders import load_bundled
     from toklane.tokenizer.registry import bundled_table
 
-    tok = next(entry for entry in bundled_table() if entry.name == "cl100k_base").load(())
+    tok = load_bundled(next(entry for entry in bundled_table() if entry.name == "cl100k_base"), ())
     assert tok.engine == "compiled" and isinstance(tok._backend, staged.CountingBackend)
     text = "def f(x):\n    return [i * 2 for i in range(x)]  # ünïcode ok\n" * 20_000
     want = tok._backend.inner.encode(text, False)
@@ -854,9 +855,10 @@ def test_auto_builds_fastokens_for_a_bundled_vocabulary_once_it_paid(monkeypatch
 
 def test_manual_builds_only_on_upgrade_now(monkeypatch):
     monkeypatch.setenv("TOKLANE_FASTOKENS", "manual")
+    from toklane.tokenizer.bundled_loaders import load_bundled
     from toklane.tokenizer.registry import bundled_table
 
-    tok = next(entry for entry in bundled_table() if entry.name == "cl100k_base").load(())
+    tok = load_bundled(next(entry for entry in bundled_table() if entry.name == "cl100k_base"), ())
     assert tok._upgrade is not None and tok._upgrade.state == "pending" and tok.engine == "compiled"
     assert "TOKLANE_FASTOKENS=manual" in tok.engine_reason
     for _ in range(3):

@@ -18,8 +18,8 @@ from . import image_cache, irregular, patterns
 from .core import Tokenizer
 from .engines import quickranks
 from .engines.base import AddedToken, Backend
+from .engines.choose import RANKS_REASONS, RanksSpec, choose_engine, quicktok_scanner_pattern
 from .engines.compiled import CompiledEngine, compiled_engine
-from .engines.compiled import handles as compiled_handles
 from .engines.quickranks import CheckedEngine
 from .engines.quicktok import QuicktokEngine
 from .engines.ranked import RankedBPEBackend
@@ -139,7 +139,7 @@ def ranked_tokenizer(
         aliases=aliases,
         eos_token_ids=[by_name[e] for e in family.eos],
     )
-    tok.engine_reason = f"{tok.engine}: {_RANKED_REASONS.get(backend.engine, 'a ranks table and one pattern')}"
+    tok.engine_reason = f"{tok.engine}: {RANKS_REASONS.get(backend.engine, 'a ranks table and one pattern')}"
     build = _fastokens_build(engine, family, ordinary_ids, regular) if upgrade else None
     if build is not None:
         from .engines import fastokens, staged
@@ -175,33 +175,24 @@ def _fastokens_build(
     )
 
 
-# Why a ranks table (a .tiktoken file, tekken.json, a bundled vocabulary) runs on the engine it gets.
-_RANKED_REASONS = {
-    "compiled": "a ranks table whose pattern toklane compiles by hand (toklane._bpe: DeepSeek-V4, Qwen3.5/3.6, "
-    "Qwen2/3, Llama 3, cl100k)",
-    "quicktok": "a ranks table whose pattern quicktok has a hand-written scanner for; words it may read "
-    "differently (irregular tokens, new code points, marks) go to tiktoken",
-    "tiktoken": "a ranks table whose pattern neither toklane nor quicktok compiles: tiktoken's regex",
-}
-
-
 def fast_ranks_engine(
     name: str, pattern: str, ranks: Mapping[bytes, int], *, source: object, nfc: bool = False, offset: int = 0
 ) -> CheckedEngine | TiktokenEngine:
-    """The fastest exact engine over ``ranks``: toklane's compiled encoder where it
-    compiles ``pattern`` (:mod:`.engines.compiled`); else quicktok where it has a scanner
-    for ``pattern`` (:mod:`.engines.quickranks`; for Qwen3.5/3.6's pattern, Qwen2's),
-    with tiktoken for the words it may read differently
-    (:class:`~.engines.quickranks.CheckedEngine`); tiktoken alone otherwise. Each is
-    checked at load as :func:`ranks_engine` checks tiktoken."""
-    if compiled_handles(pattern):  # toklane's compiled encoder, with tiktoken as its reference
+    """The engine :func:`.engines.choose.choose_engine` plans for ``ranks`` and ``pattern``, built once:
+    toklane's compiled encoder (:mod:`.engines.compiled`; tiktoken over the same ranks is its reference,
+    built only for a text the encoder declines); quicktok (:mod:`.engines.quickranks`; for Qwen3.5/3.6's
+    pattern, Qwen2's scanner) with tiktoken for the words it may read differently
+    (:class:`~.engines.quickranks.CheckedEngine`), or tiktoken alone where quicktok refuses the ranks;
+    or tiktoken alone. Each is checked at load as :func:`ranks_engine` checks tiktoken."""
+    engine = choose_engine(RanksSpec(pattern)).engine
+    if engine == "compiled":
         reference = ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset, probe=False)
         return probed(compiled_engine(reference, pattern, ranks), str(source), source)
     ranks = image_cache.as_dict(ranks)
-    qwen3_5 = pattern == patterns.QWEN3_5
-    scanner_pattern = patterns.QWEN2 if qwen3_5 else pattern
-    if scanner_pattern not in quickranks.SCANNERS or not quickranks.available():
+    if engine == "tiktoken":
         return ranks_engine(name, pattern, ranks, source=source, nfc=nfc, offset=offset)
+    qwen3_5 = pattern == patterns.QWEN3_5
+    scanner_pattern = quicktok_scanner_pattern(pattern)
     check_ranks(ranks, source, offset=offset)
     where = str(source)
     hidden = irregular.stored_irregular(irregular.file_key(source))

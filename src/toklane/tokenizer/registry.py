@@ -32,6 +32,7 @@ from typing import Any
 from ..errors import TokenizerLoadError, ToklaneError, UnknownTokenizerError, json_kind
 from .assembly import ranked_tokenizer, ranks_engine
 from .bundled import BUNDLED, FAMILY_BY_RANK_COUNT, O200K_HARMONY, BundledTokenizer
+from .bundled_loaders import load_bundled
 from .core import Tokenizer
 from .files import check_ranks, is_engine_failure, load_json, read_head, read_text
 from .user_files import (
@@ -444,7 +445,7 @@ def _load_bundled(name: str) -> Tokenizer:
                 _named[spelling.lower()] = tok
         return tok
 
-    return _flights.run(("bundled", name), lambda: _named.get(name), lambda: entry.load(entry.aliases), store)
+    return _flights.run(("bundled", name), lambda: _named.get(name), lambda: load_bundled(entry), store)
 
 
 # --------------------------------------------------------------------------- paths

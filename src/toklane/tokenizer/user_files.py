@@ -24,7 +24,7 @@ from .assembly import RankedFamily, fast_ranks_engine, probed, ranked_tokenizer,
 from .compiled_pipelines import compiled_pipeline
 from .core import Tokenizer
 from .engines.base import AddedToken, surrounding
-from .engines.choose import SENTENCEPIECE_REFUSED, choose_engine, without_normalizer
+from .engines.choose import SENTENCEPIECE_REFUSED, SentencePieceSpec, choose_engine, without_normalizer
 from .engines.compiled import NATIVE as compiled_in_use
 from .engines.compiled import compiled_engine, encoder_for, irregular_ranks, is_nfkc
 from .engines.compiled import handles as compiled_handles
@@ -553,16 +553,14 @@ def sentencepiece_tokenizer(
         raise TokenizerLoadError(
             source, "a SentencePiece .model file needs the sentencepiece library (pip install 'toklane[sentencepiece]')"
         )
-    why_not = sentencepiece_bpe.model_refusal(model)
+    plan = choose_engine(SentencePieceSpec(sentencepiece_bpe.model_refusal(model)))
     merges = None
-    if why_not is None:
+    if plan.engine == "compiled":
         try:
             merges = sentencepiece_bpe.SentencePieceMerges.of_model(model)
         except (ValueError, OverflowError) as exc:  # (a table the encoder refuses: the library reads it)
-            why_not = f"the compiled encoder refuses its pieces: {exc}"
-    backend = build_engine(
-        source, "not a valid SentencePiece model: loading it", lambda: sp_engine.SentencePieceBackend(model, merges)
-    )
+            plan = choose_engine(SentencePieceSpec(f"the compiled encoder refuses its pieces: {exc}"))
+    backend = sp_engine.SentencePieceBackend(model, merges, source)
     names = list(eos) or ([model.pieces[model.eos_id]] if model.eos_id >= 0 else [])
     ids = {t.content: t.id for t in backend.added_tokens}
     tok = Tokenizer(
@@ -574,11 +572,5 @@ def sentencepiece_tokenizer(
         eos_token_ids=[ids[n] for n in names if n in ids],
     )
     kind = f"a SentencePiece {model.kind} model{' with byte fallback' if model.byte_fallback else ''} (.model file)"
-    if why_not is None:
-        tok.engine_reason = reason or (
-            f"compiled: {kind}: its merges by score on toklane's compiled encoder, exact to the sentencepiece"
-            " library (which decodes, and encodes what the encoder declines)"
-        )
-    else:
-        tok.engine_reason = reason or f"sentencepiece: {kind}: the sentencepiece library, its reference ({why_not})"
+    tok.engine_reason = reason or f"{plan.engine}: {kind}: {plan.reason}"
     return tok

@@ -1,6 +1,17 @@
-"""Which engine runs a tokenizer file, and why: :func:`choose_engine`.
+"""Which engine runs a tokenizer, and why: :func:`choose_engine`, the one place that decides.
 
-The rule, for a checked ``tokenizer.json``:
+Every loader -- a bundled vocabulary (:mod:`..bundled` rows say only what their data is), a user's
+file of any kind -- asks it for an :class:`EnginePlan` and builds the engine that plan names, once.
+What it reads, by kind of spec:
+
+* :class:`RanksSpec` (a ranks table and its one pattern: a ``.tiktoken`` file, ``tekken.json``, the
+  bundled ranks vocabularies): **compiled** (``toklane._bpe``) where toklane compiles the pattern;
+  else **quicktok** where it has a scanner for it (with tiktoken for the words it may read
+  differently); else **tiktoken**. fastokens takes over once it pays where it runs the vocabulary.
+* :class:`SentencePieceSpec` (a checked ``.model`` file): its merges on the **compiled** encoder
+  where they run there exactly (:func:`.sentencepiece_bpe.model_refusal`), else the **sentencepiece**
+  library, its reference.
+* a checked ``tokenizer.json`` (its parsed data or :class:`~..files.Pipeline`):
 
 1. **compiled** (``toklane._bpe``) where the pre-tokeniser is one toklane compiles by hand -- DeepSeek-V4's
    three splits (:mod:`..deepseek_v4`; the file loaded from any folder, as fast as the bundled
@@ -25,9 +36,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from .. import patterns
 from ..files import Pipeline
-from . import fastokens
+from . import fastokens, quickranks
 from .compiled import NATIVE as COMPILED_BUILT
+from .compiled import handles as compiled_handles
 
 #: How a plan's reason says why a SentencePiece-style file is not on its compiled merges.
 SENTENCEPIECE_REFUSED = "SentencePiece-style, but not on its compiled merges: "
@@ -221,8 +234,76 @@ def without_normalizer(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "normalizer": None}
 
 
-def choose_engine(data: Any) -> EnginePlan:
-    """The engine plan for a parsed, checked ``tokenizer.json`` (pure: builds nothing)."""
+@dataclass(frozen=True)
+class RanksSpec:
+    """A ranks table (token bytes -> rank) pre-tokenised by one ``pattern``; ``quicktok``: one of the
+    vocabularies quicktok ships, with its own scanner for it."""
+
+    pattern: str
+    quicktok: bool = False
+
+
+@dataclass(frozen=True)
+class SentencePieceSpec:
+    """A SentencePiece ``.model`` file: ``refusal``, why its merges do not run on the compiled encoder
+    (:func:`.sentencepiece_bpe.model_refusal` of the checked model; None: they do)."""
+
+    refusal: str | None
+
+
+#: Why a ranks table runs on the engine its plan names.
+RANKS_REASONS = {
+    "compiled": "a ranks table whose pattern toklane compiles by hand (toklane._bpe: DeepSeek-V4, Qwen3.5/3.6, "
+    "Qwen2/3, Llama 3, cl100k, o200k, tekken)",
+    "quicktok": "a ranks table whose pattern quicktok has a hand-written scanner for; words it may read "
+    "differently (irregular tokens, new code points, marks) go to tiktoken",
+    "tiktoken": "a ranks table whose pattern neither toklane nor quicktok compiles: tiktoken's regex",
+}
+
+
+def quicktok_scanner_pattern(pattern: str) -> str:
+    """The pattern whose quicktok scanner runs ``pattern`` (Qwen3.5/3.6's: Qwen2's, marks checked apart)."""
+    return patterns.QWEN2 if pattern == patterns.QWEN3_5 else pattern
+
+
+def choose_engine(spec: Any) -> EnginePlan:
+    """The engine plan for ``spec`` (pure: builds nothing): a :class:`RanksSpec`, a
+    :class:`SentencePieceSpec`, or a parsed, checked ``tokenizer.json`` (or its :class:`Pipeline`)."""
+    if isinstance(spec, RanksSpec):
+        return _ranks_plan(spec)
+    if isinstance(spec, SentencePieceSpec):
+        if spec.refusal is None and COMPILED_BUILT:
+            return EnginePlan(
+                "compiled",
+                "its merges by score on toklane's compiled encoder, exact to the sentencepiece library (which "
+                "decodes, and encodes what the encoder declines)",
+            )
+        refusal = spec.refusal or "toklane._bpe is not built or TOKLANE_PURE_PYTHON is set"
+        return EnginePlan("sentencepiece", f"the sentencepiece library, its reference ({refusal})")
+    return _json_plan(spec)
+
+
+def _ranks_plan(spec: RanksSpec) -> EnginePlan:
+    """:func:`choose_engine` for a ranks table."""
+    if compiled_handles(spec.pattern):
+        engine = "compiled"
+    elif (spec.quicktok or quicktok_scanner_pattern(spec.pattern) in quickranks.SCANNERS) and quickranks.available():
+        engine = "quicktok"
+    else:
+        engine = "tiktoken"
+    if engine == "tiktoken" or not fastokens.available():  # (tiktoken alone: a pattern nothing else compiles)
+        return EnginePlan(engine, RANKS_REASONS[engine])
+    return EnginePlan(
+        engine,
+        RANKS_REASONS[engine],
+        "fastokens",
+        "fastokens, where it runs the vocabulary exactly, is built in the background once encoding has taken "
+        "about as long as building it",
+    )
+
+
+def _json_plan(data: Any) -> EnginePlan:
+    """:func:`choose_engine` for a checked ``tokenizer.json``."""
     pipeline = data if isinstance(data, Pipeline) else Pipeline(data)
     plan = _plan(pipeline)
     if pipeline.kind != "SentencePiece BPE":

@@ -20,10 +20,11 @@ The file is checked before the library reads it (:func:`toklane.tokenizer.files.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ..files import SP_BYTE, SP_CONTROL, SP_UNKNOWN, SP_USER_DEFINED, SentencePieceModel
+from ..files import SP_BYTE, SP_CONTROL, SP_UNKNOWN, SP_USER_DEFINED, SentencePieceModel, build_engine
 from .base import AddedToken, _literals, cpu_count, flatten
 from .sentencepiece_bpe import SentencePieceMerges
 
@@ -40,12 +41,17 @@ def available() -> bool:
 
 class SentencePieceBackend:
     """A private ``sentencepiece.SentencePieceProcessor`` over a checked model, and the model's merges
-    on the compiled encoder where given (``merges``: then ``engine`` is ``compiled``)."""
+    on the compiled encoder where given (``merges``: then ``engine`` is ``compiled``, and the library is
+    built on first need -- the first decode, or a text the encoder declines -- so a load builds one
+    engine). ``source``: the file, named by a load error."""
 
-    def __init__(self, model: SentencePieceModel, merges: SentencePieceMerges | None = None):
-        import sentencepiece
-
-        self._sp = sentencepiece.SentencePieceProcessor(model_proto=model.data)
+    def __init__(self, model: SentencePieceModel, merges: SentencePieceMerges | None = None, source: str = ""):
+        self._data = model.data
+        self._source = source or "a SentencePiece model"
+        self._library: Any = None
+        self._library_lock = threading.Lock()
+        if merges is None:
+            self._library = self._build_library()
         self._merges = merges
         self.engine = "compiled" if merges is not None else "sentencepiece"
         self._pieces = model.pieces
@@ -65,6 +71,26 @@ class SentencePieceBackend:
         self._id_of = {model.pieces[k]: k for k in special}
         self._match = _literals(self._id_of)
         self.threads = cpu_count()
+
+    def _build_library(self) -> Any:
+        import sentencepiece
+
+        return build_engine(
+            self._source,
+            "not a valid SentencePiece model: loading it",
+            lambda: sentencepiece.SentencePieceProcessor(model_proto=self._data),
+        )
+
+    @property
+    def _sp(self) -> Any:
+        """The library over the model (built here the first time where the merges run the encoding)."""
+        library = self._library
+        if library is None:
+            with self._library_lock:
+                library = self._library
+                if library is None:
+                    library = self._library = self._build_library()
+        return library
 
     # encode ------------------------------------------------------------------
     def _sp_encode(self, text: str) -> Any:
