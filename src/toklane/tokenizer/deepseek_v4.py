@@ -35,40 +35,13 @@ from array import array
 from typing import Any
 
 from ..errors import TokenizerLoadError
+from . import patterns
 from .bytelevel import token_string_to_bytes
 
-# The second split's class: CJK unified ideographs (to U+9FA5), hiragana, katakana.
-CJK = "\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff"
-
-# The third split, as in the file.
-P3 = (
-    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"""
-    r"""| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
-
-_LM = rf"[[\p{{L}}\p{{M}}]--[{CJK}]]"  # letters and marks that are not CJK
-_OTHER = rf"[^\s\p{{L}}\p{{M}}\p{{P}}\p{{S}}\p{{N}}{CJK}]"  # what no P3 alternative starts with alone
-
-# Leftmost-first: at each position the first alternative that matches wins, so
-# only alternatives that can match at the same position must keep P3's order
-# (the third one before `` ?[PS]+``; the letters one and `` ?[PS]+`` before
-# ``\s+``; the whitespace ones among themselves). Digits, CJK and the unmatched
-# run start at characters no other alternative starts at (an "other" character
-# starts the letters alternative only when a letter or mark follows, where the
-# unmatched run stops). The most frequent alternatives come first: ~25% faster
-# on code than the file's order (measured).
-_ALTERNATIVES = (
-    rf"[^\r\n\p{{L}}\p{{P}}\p{{S}}\p{{N}}{CJK}]?{_LM}+",
-    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+""",
-    rf" ?[[\p{{P}}\p{{S}}]--[{CJK}]]+[\r\n]*",
-    r"\p{N}{1,3}",
-    r"\s*[\r\n]+",
-    rf"\s+(?![^\s\p{{N}}{CJK}])",
-    r"\s+",
-    rf"[{CJK}]+",
-    rf"(?:{_OTHER}(?!{_LM}))+",
-)
-PATTERN = "|".join(_ALTERNATIVES)
+# The pattern and the splits it reproduces live with the other families' patterns.
+CJK = patterns.DEEPSEEK_V4_CJK
+P3 = patterns.DEEPSEEK_V4_P3
+PATTERN = patterns.DEEPSEEK_V4
 
 
 def ranks(model: Any, source: object, *, allow_ignore_merges: bool = False) -> dict[bytes, int]:

@@ -51,6 +51,43 @@ TEKKEN = (
     r"""|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 
+# DeepSeek-V4: its three isolated splits as one leftmost-first pattern (how, and why each alternative is
+# where it is: toklane.tokenizer.deepseek_v4). The second split's class: CJK unified ideographs (to
+# U+9FA5), hiragana, katakana.
+DEEPSEEK_V4_CJK = "\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff"
+
+# The third split, as in the file.
+DEEPSEEK_V4_P3 = (
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"""
+    r"""| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+_DEEPSEEK_V4_LM = rf"[[\p{{L}}\p{{M}}]--[{DEEPSEEK_V4_CJK}]]"  # letters and marks that are not CJK
+_DEEPSEEK_V4_OTHER = (
+    rf"[^\s\p{{L}}\p{{M}}\p{{P}}\p{{S}}\p{{N}}{DEEPSEEK_V4_CJK}]"  # what no P3 alternative starts with alone
+)
+
+# Leftmost-first: at each position the first alternative that matches wins, so
+# only alternatives that can match at the same position must keep P3's order
+# (the third one before `` ?[PS]+``; the letters one and `` ?[PS]+`` before
+# ``\s+``; the whitespace ones among themselves). Digits, CJK and the unmatched
+# run start at characters no other alternative starts at (an "other" character
+# starts the letters alternative only when a letter or mark follows, where the
+# unmatched run stops). The most frequent alternatives come first: ~25% faster
+# on code than the file's order (measured).
+_DEEPSEEK_V4_ALTERNATIVES = (
+    rf"[^\r\n\p{{L}}\p{{P}}\p{{S}}\p{{N}}{DEEPSEEK_V4_CJK}]?{_DEEPSEEK_V4_LM}+",
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+""",
+    rf" ?[[\p{{P}}\p{{S}}]--[{DEEPSEEK_V4_CJK}]]+[\r\n]*",
+    r"\p{N}{1,3}",
+    r"\s*[\r\n]+",
+    rf"\s+(?![^\s\p{{N}}{DEEPSEEK_V4_CJK}])",
+    r"\s+",
+    rf"[{DEEPSEEK_V4_CJK}]+",
+    rf"(?:{_DEEPSEEK_V4_OTHER}(?!{_DEEPSEEK_V4_LM}))+",
+)
+DEEPSEEK_V4 = "|".join(_DEEPSEEK_V4_ALTERNATIVES)
+
 # cl100k's pattern as tiktoken first spelled it, before it made the quantifiers possessive (a speed-up
 # for its regex engine that reads every text the same): Llama 3's. fastokens runs this spelling ~6x faster
 # than the possessive one, so it is the one fastokens gets (the upgrade's probes read every code point

@@ -1,7 +1,7 @@
 """toklane's own compiled encoder (``toklane._bpe``) where a regex engine is the bottleneck.
 
 DeepSeek-V4's pre-tokeniser is one long pattern with lookaheads and class
-subtractions (:data:`.deepseek_v4.PATTERN`): tiktoken's regex engine runs it at
+subtractions (:data:`.patterns.DEEPSEEK_V4`): tiktoken's regex engine runs it at
 ~16 MB/s, half its speed on cl100k. Qwen3.5/3.6's pattern joins marks to letters,
 which quicktok's scanners do not. ``toklane._bpe`` hand-compiles DeepSeek-V4's grammar
 (``ds_piece``) and the Llama-3 family's (``llama_piece``: Llama 3's pattern, which reads as
@@ -64,10 +64,10 @@ _BATCH_PARALLEL_MIN = 1 << 15
 def _grammars() -> dict[str, tuple[int, tuple[tuple[int, int], ...], bool]]:
     """Each pattern compiled: its grammar in ``toklane._bpe``, the CJK ranges its classes mark and
     whether they carry letters' case."""
-    from .. import deepseek_v4, patterns
+    from .. import patterns
 
     return {
-        deepseek_v4.PATTERN: (_DEEPSEEK_V4, _CJK_DEEPSEEK_V4, False),
+        patterns.DEEPSEEK_V4: (_DEEPSEEK_V4, _CJK_DEEPSEEK_V4, False),
         patterns.QWEN3_5: (_QWEN3_5, (), False),
         patterns.QWEN2: (_QWEN2, (), False),
         patterns.LLAMA3: (_LLAMA3, (), False),

@@ -19,7 +19,7 @@ from .base import _SPLITTABLE_ENDINGS, _engine_failure, cpu_count
 
 
 def _parallel_patterns() -> frozenset[str]:
-    from .. import deepseek_v4, patterns
+    from .. import patterns
     from . import quickranks
 
     return frozenset(
@@ -30,7 +30,7 @@ def _parallel_patterns() -> frozenset[str]:
             patterns.QWEN2,
             patterns.QWEN3_5,
             quickranks.TEKKEN,
-            deepseek_v4.PATTERN,
+            patterns.DEEPSEEK_V4,
         )
     )
 
