@@ -21,9 +21,8 @@ from .errors import (
     UnknownFormatError,
     UnknownTokenizerError,
 )
+from .release import __version__
 from .tokenizer import Tokenizer, bundled_names, load_tokenizer
-
-__version__ = "0.1.0"
 
 # Public names provided by subpackages, imported on first attribute access.
 _LAZY = {

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from . import __version__
 from .errors import ChatTemplateError, ToklaneError
+from .release import __version__
 
 
 class CliError(Exception):

@@ -614,7 +614,7 @@ def json_response(content: dict[str, Any]) -> Response:
 
 
 def _version() -> str:
-    from .. import __version__
+    from ..release import __version__
 
     return __version__
 

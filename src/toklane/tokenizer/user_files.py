@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import TokenizerLoadError
+from ..release import __version__
 from . import deepseek_v4, image_cache, irregular
 from .assembly import RankedFamily, fast_ranks_engine, probed, ranked_tokenizer, ranks_engine
 from .compiled_pipelines import compiled_pipeline
@@ -335,8 +336,6 @@ _CONTENT_CHECKS = 3
 
 
 def _version() -> str:
-    from .. import __version__  # (importlib.metadata alone takes ~40 ms to import)
-
     return __version__
 
 
