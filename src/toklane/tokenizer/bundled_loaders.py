@@ -48,7 +48,9 @@ from .user_files import (
 def load_bundled(row: BundledTokenizer, aliases: Iterable[str] | None = None) -> Tokenizer:
     """The tokenizer of ``row`` (``aliases``: the names it answers to; the row's own by default)."""
     load: Callable[[str, Any, tuple[str, ...]], Tokenizer] = _LOADERS[type(row.source)]
-    return load(row.name, row.source, row.aliases if aliases is None else tuple(aliases))
+    tok = load(row.name, row.source, row.aliases if aliases is None else tuple(aliases))
+    tok.bundled = True
+    return tok
 
 
 # --------------------------------------------------------------------------- quicktok's vocabularies

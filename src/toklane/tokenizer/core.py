@@ -99,6 +99,8 @@ class Tokenizer:
         self.eos_token_ids: tuple[int, ...] = tuple(eos_token_ids)
         #: Why :attr:`engine` runs this tokenizer, in one line (set by the loader; ``toklane models --explain``).
         self.engine_reason = ""
+        #: Whether this is one of toklane's bundled tokenizers (set by its loader).
+        self.bundled = False
         self._upgrade: Any = None  # a faster engine built once it pays (.engines.staged), or None
         self._prefix, self._suffix = self._special_template()
 
