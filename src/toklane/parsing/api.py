@@ -12,6 +12,7 @@ from ..tokenizer import Tokenizer, load_tokenizer
 from .cache import PROTOTYPES, TABLES, keep_prototype, tables_for
 from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
+from .schema import ToolsSchema, validate_tools_schema
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
 from .tables import Tables
 from .types import ParseResult
@@ -256,11 +257,17 @@ def get_parser(
             pass
         else:
             state = state.copy()
+            if tools_schema is not None:  # StreamParser._take_schema, without a call of its own
+                if type(tools_schema) is not ToolsSchema:
+                    checked = validate_tools_schema(tools_schema)
+                    if checked is not None:
+                        tools_schema = checked
+                state["_schema"] = tools_schema
+                if unknown_tools != "keep":
+                    state["_unknown"] = unknown_tools
             state["_tok"] = tokenizer
             parser = cls()
             parser.__dict__ = state
-            if tools_schema is not None:
-                parser._take_schema(tools_schema, unknown_tools)
             return parser
     parser = _build_parser(tokenizer, reasoning, tools, thinking, stream_arguments, unknown_tools)
     if tools_schema is not None:
