@@ -54,6 +54,12 @@ BAD: list[tuple[str, Any, str]] = [
     ),
     ("odd key", _tools({"properties": {"a b": {"type": {}}}}), f'{P}.properties.x.properties["a b"].type must be'),
     ("too deep", _tools(json.loads('{"items": ' * 80 + "{}" + "}" * 80)), "nests subschemas deeper than 64 levels"),
+    # Leaves (no subschema keyword) are checked where their parent finds them: every keyword still checks them.
+    ("non-string key, leaf value", _tools({"properties": {1: {"type": "string"}}}), f"{P}.properties.x.properties has"),
+    ("items leaf, bad enum", _tools({"type": "array", "items": {"enum": 3}}), f"{P}.properties.x.items.enum must be"),
+    ("anyOf leaf, bad type", _tools({"anyOf": [{"type": "null"}, {"type": 1}]}), f"{P}.properties.x.anyOf[1].type"),
+    ("additionalProperties null", _tools({"additionalProperties": None}), "x.additionalProperties must be a schema"),
+    ("not a number", _tools({"not": 1}), f"{P}.properties.x.not must be a schema object, got integer"),
 ]
 
 
@@ -341,3 +347,88 @@ def test_a_requests_tools_that_do_not_read_by_field_go_through_model_dump():
     with pytest.raises(InvalidToolsSchemaError, match=r"properties\.x\.enum must be a list"):
         toklane.get_parser(TOK, tools_schema=dumped, **FMT)  # the error it always gave
     assert request_tools_schema([_Tool(_Fn(None))]) == [{"type": "function", "function": {}}]
+
+
+def test_a_list_changed_in_place_after_a_warm_hit_is_checked_again():
+    """get_parser's warm path (a Tokenizer object, a prototype copied) takes the schema without the
+    parser's own call: the same list changed in place is checked again, a ToolsSchema is taken as it
+    is, and unknown_tools still applies."""
+    from toklane.parsing import schema as module
+
+    tok = toklane.load_tokenizer(TOK)
+    toklane.get_parser(tok, **FMT)
+    toklane.get_parser(tok, unknown_tools="drop", **FMT)  # the prototypes exist from here on
+    tools = _tools({"type": "integer", "description": "warm hit"})
+    first = toklane.get_parser(tok, tools_schema=tools, **FMT)
+    handle = first._schema
+    assert type(handle) is module.ToolsSchema and toklane.get_parser(tok, tools_schema=tools, **FMT)._schema is handle
+    x = tools[0]["function"]["parameters"]["properties"]["x"]
+    x["enum"] = "12"  # the same list, now malformed
+    with pytest.raises(InvalidToolsSchemaError, match=r"properties\.x\.enum must be a list"):
+        toklane.get_parser(tok, tools_schema=tools, **FMT)
+    del x["enum"]
+    x["type"] = "string"  # valid again, with another value
+    after = toklane.get_parser(tok, tools_schema=tools, **FMT)
+    assert after._schema is not handle and (_typed(after), _typed(first)) == ("5", 5)
+    dropping = toklane.get_parser(tok, tools_schema=handle, unknown_tools="drop", **FMT)
+    assert dropping._schema is handle and dropping._unknown == "drop"
+
+
+def _fields_keys() -> set[bytes]:
+    """The keys remembered for a request's tool models (a tuple's image: never a tools list's)."""
+    from toklane.parsing import schema as module
+
+    return {k for k in list(module._valid) if type(__import__("marshal").loads(k)) is tuple}
+
+
+def test_tool_models_changed_after_a_hit_are_checked_again():
+    """A request's tool models are found by their fields' value: a model changed in place (its parameters,
+    its name) is not the remembered schema any more -- read again, and checked."""
+    from toklane.parsing.schema import request_tools_schema
+
+    params = {"type": "object", "properties": {"x": {"type": "integer"}}}
+    tools = [_Tool(_Fn("f", params))]
+    _Tool.dumps = 0
+    first = request_tools_schema(tools)
+    assert request_tools_schema(tools) is first and _Tool.dumps == 0
+    assert any(__import__("marshal").loads(k) == (("function", "f", params),) for k in _fields_keys())
+    params["properties"]["x"]["type"] = "string"  # changed in place
+    changed = request_tools_schema(tools)
+    assert changed is not first and _typed(toklane.get_parser(TOK, tools_schema=changed, **FMT)) == "5"
+    params["properties"]["x"]["enum"] = "ab"  # now malformed: model_dump, and the parser's own error
+    kept = _fields_keys()
+    dumped = request_tools_schema(tools)
+    assert _Tool.dumps == 1 and type(dumped) is list
+    with pytest.raises(InvalidToolsSchemaError, match=r"properties\.x\.enum must be a list"):
+        toklane.get_parser(TOK, tools_schema=dumped, **FMT)
+    assert _fields_keys() == kept  # an invalid schema's fields are never kept
+    del params["properties"]["x"]["enum"]
+    tools[0].function.name = "g"
+    renamed = request_tools_schema(tools)
+    assert renamed is not changed and [t["function"]["name"] for t in renamed] == ["g"]
+    params["properties"]["x"]["type"] = "integer"
+    tools[0].function.name = "f"
+    assert request_tools_schema(tools) is first  # the first value again: its first result
+
+
+def test_tool_models_that_marshal_cannot_key_are_read_as_before():
+    """Dict tools among models, or a parameters value marshal does not write: no fields key, the same result."""
+    from toklane.parsing.schema import request_tools_schema
+
+    before = _fields_keys()
+    plain = _tools({"type": "integer"})[0]
+    mixed = request_tools_schema([plain, _Tool(_Fn("g", {"type": "object"}))])
+    assert [t["function"]["name"] for t in mixed] == ["f", "g"]
+    odd = request_tools_schema([_Tool(_Fn("h", _DictSubclass(type="object")))])
+    assert type(odd) is list and odd[0]["function"]["name"] == "h"  # walked as given (model_dump), not kept
+    assert _fields_keys() == before
+
+
+def test_tool_models_keys_share_the_bounds():
+    from toklane.parsing import schema as module
+    from toklane.parsing.schema import request_tools_schema
+
+    for i in range(module.MAX_REMEMBERED + 20):
+        request_tools_schema([_Tool(_Fn(f"bound_{i}", {"type": "object", "description": "b" * i}))])
+    assert len(module._valid) == module.MAX_REMEMBERED
+    assert module._valid_bytes == sum(map(len, module._valid)) <= module.MAX_REMEMBERED_BYTES

@@ -36,6 +36,7 @@ import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
 from ..errors import InvalidToolsSchemaError, json_kind
@@ -173,11 +174,12 @@ def validate_tools_schema(tools_schema: Any) -> ToolsSchema | None:
     return _remember(image, len(tools_schema))
 
 
-def _remember(image: bytes, count: int) -> ToolsSchema | None:
-    """The ToolsSchema of a valid schema's image, kept; the least recently used dropped past the bounds."""
+def _remember(image: bytes, count: int, schema: ToolsSchema | None = None) -> ToolsSchema | None:
+    """The ToolsSchema of a valid schema's image, kept; the least recently used dropped past the bounds.
+    ``schema``: the one to keep under ``image`` (a request's tool fields), instead of a new one."""
     global _valid_bytes
     if len(image) > MAX_REMEMBERED_BYTES // 4:
-        return None
+        return schema
     with _valid_lock:
         found = _valid.get(image)
         if found is not None:
@@ -185,7 +187,7 @@ def _remember(image: bytes, count: int) -> ToolsSchema | None:
         while _valid and (len(_valid) >= MAX_REMEMBERED or _valid_bytes + len(image) > MAX_REMEMBERED_BYTES):
             oldest, _ = _valid.popitem(last=False)
             _valid_bytes -= len(oldest)
-        found = _valid[image] = ToolsSchema(image, count)
+        found = _valid[image] = ToolsSchema(image, count) if schema is None else schema
         _valid_bytes += len(image)
     return found
 
@@ -198,15 +200,39 @@ def _forget_all() -> None:
         _valid_bytes = 0
 
 
+#: A request's tool model -> the fields parsers read: (type, function name, function parameters).
+_fields = attrgetter("type", "function.name", "function.parameters")
+
+
 def request_tools_schema(tools: Any) -> Any:
     """A request's ``tools`` as the engines hold them (vLLM's and SGLang's pydantic tool models, or
     dicts) as a ``tools_schema``, or None for none: the :class:`ToolsSchema` of the fields parsers read
     (each tool's ``type`` and its function's ``name`` and ``parameters``, taken as they are), which an
     equal request finds by value. ``model_dump`` of a request's 4 tools costs ~50-110 µs, many times the
     rest of a parser's set-up; it is called only where those fields do not make a valid schema of plain
-    values (its output then goes to the parser, which checks it -- a bad schema fails as it always did)."""
+    values (its output then goes to the parser, which checks it -- a bad schema fails as it always did).
+
+    Tool models are found by the marshal image of their fields (a tuple of ``(type, name, parameters)``
+    per tool, read in C), kept beside the schemas' own images once the schema they make has passed:
+    a request equal to a remembered one builds no OpenAI dicts. A tuple's image never equals a list's,
+    so :func:`validate_tools_schema` never finds these keys; equal images mean type-exact equal fields,
+    which make the same schema, so the remembered result is the walk's own answer for them."""
     if not tools:
         return None
+    if type(tools) is not list:
+        tools = list(tools)
+    try:
+        image: bytes | None = marshal.dumps(tuple(map(_fields, tools)), 4)
+    except (AttributeError, ValueError, RecursionError):  # a dict among them; values marshal does not write
+        image = None
+    else:
+        found = _valid.get(image)
+        if found is not None:
+            try:  # noqa: SIM105 (as in validate_tools_schema)
+                _valid.move_to_end(image)
+            except KeyError:
+                pass
+            return found
     plain = []
     for tool in tools:
         if type(tool) is dict:
@@ -223,7 +249,11 @@ def request_tools_schema(tools: Any) -> Any:
         checked = validate_tools_schema(plain)
     except InvalidToolsSchemaError:
         checked = None
-    return _dumped(tools) if checked is None else checked
+    if checked is None:
+        return _dumped(tools)
+    if image is not None:
+        _remember(image, len(plain), checked)
+    return checked
 
 
 def _dumped(tools: Any) -> list[Any]:
