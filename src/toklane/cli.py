@@ -176,7 +176,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .tokenizer import load_tokenizer
 
     models = args.model or ["qwen3.6"]
-    # The models load on a thread while this one imports the web stack (~0.3 s of FastAPI and pydantic):
+    # The models load on a thread while this one imports the web stack (FastAPI and pydantic):
     # building an encoder releases the GIL, so a server answers its first request that much sooner.
     loaded: dict[str, tuple[Any, float]] = {}
 

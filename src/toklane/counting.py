@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InvalidArgumentError, InvalidMessagesError
 from .tokenizer import Tokenizer, load_tokenizer
 
-if TYPE_CHECKING:  # (the chat package, ~40 ms of `import toklane`, is imported on first use)
+if TYPE_CHECKING:  # (the chat package, a noticeable part of `import toklane`, is imported on first use)
     from .chat.formats import ChatFormat
     from .chat.messages import Message
     from .chat.render import Rendered, Renderer

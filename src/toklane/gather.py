@@ -14,10 +14,10 @@ Two implementations, one contract (tests run both on the same ids):
 
 - ``toklane._gather``, a small C module compiled at install time (``setup.py``; optional, so an
   install without a C compiler still works). One pass over a list or tuple: per id, one 16-byte
-  table entry that holds a short token's bytes, copied whole (about 1.2 ns per id, warm, on the
-  2-core CI machine), then one UTF-8 decode straight from the buffer (0.1-0.6 ns per token, ASCII
-  to mixed text). The same in Python costs 20-30 ns per token (a numpy conversion, a gather of
-  bytes objects and a join).
+  table entry that holds a short token's bytes, copied whole, then one UTF-8 decode straight from
+  the buffer. The same in Python costs many times more per token (a numpy conversion, a gather of
+  bytes objects and a join); benchmarks/tokenizer.py's decode table prints the compiled
+  reader's time per token.
 - a numpy fallback (this module), used where the C module is missing, for numpy arrays, or when
   ``TOKLANE_PURE_PYTHON=1`` is set.
 
@@ -288,7 +288,7 @@ def as_id_array(token_ids: list[Any] | tuple[Any, ...]) -> Any:
 class IdLists:
     """uint32 id arrays (numpy) as lists of ``int``: with the C module, each id below ``size`` is one
     shared int object, made on its first use (an incref per id, where numpy's ``tolist`` makes an
-    int per id: ~11 ns, and the engines' own lists ~20-40 ns); ``tolist`` without it."""
+    int per id, and the engines' own lists cost more still); ``tolist`` without it."""
 
     __slots__ = ("_cache",)
 

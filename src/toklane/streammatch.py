@@ -270,13 +270,14 @@ class Literals:
     ``[(index, start, end), ...]`` (``index`` into :attr:`strings`). One compiled pass
     (``toklane._trie``) where built, its tables made on first use (a tokenizer's load builds some it
     may never use); the regex otherwise (compiled on first use too). ``lead``: the first character every
-    string shares (a text without it holds none of them: a caller's test in ~20 ns), else None."""
+    string shares (a text without it holds none of them: a caller's test far cheaper than a search), else None."""
 
     __slots__ = ("_index", "_pattern", "_source", "_tables", "lead", "strings")
 
     def __init__(self, strings: Sequence[str], tables: Callable[[Callable[[], TrieTables]], TrieTables] | None = None):
         """``tables``: where the C scan's tables come from on first use, given the function that makes
-        them (:meth:`make_tables`): a cache of them (a tokenizer's ~800 added tokens take ~8 ms to make);
+        them (:meth:`make_tables`): a cache of them (making them for a tokenizer's hundreds of added tokens
+        is a cost of its load);
         what it gives is used where it fits these strings (:meth:`fits`), else they are made."""
         if not strings or any(not s for s in strings):
             raise ValueError("Literals needs non-empty strings")
@@ -332,7 +333,8 @@ def _regex_exact(patterns: Sequence[str] | Sequence[bytes], delta: list[dict[Has
     inside another (an occurrence touching neither end). A prefix ends first in both; a suffix
     starts last in both. Found by running the DFA over each pattern less its first and last
     symbol (``out`` of a state: a pattern ending there, -1 if none): linear in the patterns'
-    total length (a pairwise search took 0.4 s for DeepSeek's ~800 special tokens)."""
+    total length (a pairwise search is quadratic in the number of patterns, slow for DeepSeek's ~800
+    special tokens)."""
     for q in patterns:
         state = 0
         for symbol in q[1:-1]:

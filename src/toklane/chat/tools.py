@@ -100,7 +100,7 @@ def _too_deep(value: Any) -> bool:
 
 
 #: A value of more nodes than this is encoded by json's Python encoder (the same text), which lets other
-#: threads run; json's C encoder holds the GIL for the whole value (0.23 s for a 300K-property schema).
+#: threads run; json's C encoder holds the GIL for the whole value (a long pause on a very large schema).
 C_ENCODER_NODES = 10_000
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
 

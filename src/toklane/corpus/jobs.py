@@ -34,12 +34,12 @@ from .work import (
 
 OnError = Literal["fail", "skip"]
 Engine = Literal["local", "ray"]
-# Input bytes per worker process when workers=None: a worker first loads its tokenizer (qwen3.6:
-# ~1.3 s), about the time one core takes to count ~50 MB, so small corpora are counted in-process.
+# Input bytes per worker process when workers=None: a worker first loads its tokenizer, which takes
+# about as long as one core counting tens of MB, so small corpora are counted in-process.
 BYTES_PER_WORKER = 32 << 20
 COUNT_SPLIT_BYTES = 8 << 20  # count: small splits keep every worker busy to the end
 # tokenize: input bytes per output shard (a worker holds one in memory). The job ends when the
-# last shard does, one worker alone on it: 32 MB left a 2-worker job of 500 MB ~1.2 s (6%) idle.
+# last shard does, one worker alone on it: a larger shard leaves the other workers idle longer.
 SHARD_BYTES = 16 << 20
 
 
@@ -134,7 +134,7 @@ def _plan(
                 raise CorpusError(path, "name the field to read with --text-field or --messages-field")
     if workers is None:
         workers = default_workers(sum(os.path.getsize(p) for p in files))
-    # A bundled name is checked without loading it here (~1 s the workers would wait for);
+    # A bundled name is checked without loading it here (a load the workers would wait for);
     # anything else is loaded once, so an unknown name or a bad path fails here, not in a worker.
     name = resolve_name(model) if (workers > 1 or engine != "local") else None
     tok = None if name else load_tokenizer(model)
@@ -210,7 +210,7 @@ def _run_local(
             pool.shutdown(wait=True, cancel_futures=True)  # no worker writes past this call
             raise
         # Every split is done (each shard renamed into place): the workers only have to exit,
-        # ~0.2-0.3 s of freeing a loaded tokenizer, which the caller need not wait for.
+        # freeing a loaded tokenizer, which the caller need not wait for.
         pool.shutdown(wait=False)
     finally:
         if queue is not None and drain is not None:

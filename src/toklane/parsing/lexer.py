@@ -337,7 +337,7 @@ class Lexer:
         # its marker's index, so the hit's end follows); any other hit, a text marker.
         roles, id_roles = tables.text_roles, tables.id_roles
         if len(hits) == len(positions):  # (the usual case: the hits are the marker ids, in order)
-            # (indexed, not a three-way zip: that costs ~3x this loop for the usual one or two markers)
+            # (indexed, not a three-way zip: that costs more than this loop for the usual one or two markers)
             for j, (k, at, _) in enumerate(hits):
                 if at != starts[j] or roles[k] != id_roles[token_ids[positions[j]]]:
                     return None, None

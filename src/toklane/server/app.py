@@ -86,12 +86,12 @@ INLINE_LIMIT = 2048
 # Requests with a body of 1 MB or more (heap.LARGE_BODY_BYTES) that build their objects at once (see
 # body.BodyRoute). Their work is mostly under the GIL (decoding, validating, rendering; encodes spread
 # over cores by themselves), so more at once add little throughput, and each one more thread wanting
-# the GIL delays the event loop's turns. 16 concurrent 15.6 MB /v1/count bodies of 1.1M texts: 34 s
-# either way; 1 at a time 950 MB at the peak and 540 MB after, 2 at a time 1.34 GB and 820 MB.
+# the GIL delays the event loop's turns. A burst of large /v1/count bodies takes the same total time
+# either way, while two at a time hold more memory than one, at the peak and after.
 LARGE_REQUESTS = 1
 # The GIL's switch interval in the service (Python's default is 5 ms): a thread that wants the GIL
 # asks for it after this long, so the event loop's turn comes sooner among busy worker threads (the
-# same burst: worst /health gap 0.44 s at 5 ms, 0.10-0.17 s at 1 ms; the total time the same).
+# same burst: the longest wait of a /health request falls several-fold; the total time the same).
 SWITCH_INTERVAL_S = 0.001
 # A streamed parse is produced in slices of at most this many chunks / characters per
 # worker-thread hop; the loop sends each slice's events before the next is produced.

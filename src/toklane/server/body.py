@@ -1,8 +1,8 @@
 """Request bodies read, decoded and validated without stalling the event loop.
 
 FastAPI reads a body parameter's JSON and validates it on the event loop, and
-``json.loads`` holds the GIL for the whole document: a 16 MB body of small
-items is 0.3-1.6 s in one C call, during which no other request moves even
+``json.loads`` holds the GIL for the whole document: a body of many small
+items is a long pause in one C call, during which no other request moves even
 when the call runs in a worker thread. :class:`BodyRoute` does it instead:
 
 - a body of at most :data:`INLINE_BODY` bytes is decoded and validated on the

@@ -32,7 +32,7 @@ CSP = (
 def assets_dir() -> str:
     """The folder of the packaged assets (``swagger-ui-bundle.js``, ``swagger-ui.css``,
     ``redoc.standalone.js``, ``favicon.png``), found without importing ``fastapi_offline`` (its import
-    takes ~35 ms of a server's start)."""
+    would be a noticeable part of a server's start)."""
     spec = find_spec("fastapi_offline")
     if spec is None or not spec.submodule_search_locations:
         needs = "fastapi_offline is not installed (pip install 'toklane[serve]')"

@@ -2,17 +2,18 @@
 
 A large body builds a million objects or more (its JSON, its validated model,
 the work's own), and CPython's collector runs a full pass over every tracked
-object each time the old generation has grown by a quarter: building the
-objects of one 12 MB body took a dozen full passes here, the last ones 0.3-0.5 s
-each, every one holding the GIL, so no other request moved meanwhile (the
-event loop included). :func:`large_work` defers the full passes while any
-large request is being decoded, validated or worked on (the young generations
-are still collected as usual); the first full pass after the last one ends
-sees the heap without them. Garbage in reference cycles that outlives the
-young generations in that time waits for that pass. Its first use also moves
-the objects the process holds by then (its tokenizers' tables, modules) out of
-the collector's sight, after one full pass (``gc.freeze``): each later full
-pass, 45-110 ms over them here, then reads only what came after.
+object each time the old generation has grown by a quarter: building the objects
+of one 12 MB body took a dozen full passes here, the last ones the longest (each
+reads every tracked object), every one holding the GIL, so no other request
+moved meanwhile (the event loop included). :func:`large_work` defers the full
+passes while any large request is being decoded, validated or worked on (the
+young generations are still collected as usual); the first full pass after the
+last one ends sees the heap without them. Garbage in reference cycles that
+outlives the young generations in that time waits for that pass. Its first use
+also moves the objects the process holds by then (its tokenizers' tables,
+modules) out of the collector's sight, after one full pass (``gc.freeze``): each
+later full pass, which would otherwise read them all again, then reads only what
+came after.
 
 glibc keeps the memory freed by a large request's objects in its arenas:
 :func:`large_request_done` returns it to the system (``malloc_trim``) once the
@@ -90,7 +91,7 @@ RELEASE_ITEMS = 2048
 def release(box: list[Any]) -> None:
     """Empty ``box``, freeing the objects only its items hold a few thousand at a time, so that no one
     deallocation holds the GIL for long: dropping the last reference to a million objects frees them
-    all in one C call (0.1-0.15 s for a 12 MB body's messages). Containers (lists, dicts, pydantic
+    all in one C call (a long pause for a large body's messages). Containers (lists, dicts, pydantic
     models) that something else still refers to are left as they are."""
     stack = box[::-1]
     box.clear()

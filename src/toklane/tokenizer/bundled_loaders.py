@@ -139,11 +139,11 @@ def _quicktok_engine(
 ) -> CheckedEngine | TiktokenEngine:
     """quicktok's bundled ``encoding`` checked (:class:`CheckedEngine`). A vocabulary with
     irregular tokens (:mod:`.irregular`) is encoded by quicktok over its ranks without
-    them (~0.3 s to build; ``enc`` is then dropped)."""
+    them (a build of its own; ``enc`` is then dropped)."""
     fast = QuicktokEngine(enc, n_ordinary)
     hidden = irregular.stored_irregular(irregular.quicktok_key(encoding))
     ranks = None
-    if hidden is None:  # a quicktok release the stored table does not know: 1-3 s
+    if hidden is None:  # a quicktok release the stored table does not know: a slow pass
         ranks = {data: i for i, data in fast.iter_token_bytes()}
         hidden = irregular.find_irregular(ranks)
     found = None
@@ -163,7 +163,8 @@ def _quicktok_engine(
 
 def _tiktoken_ranks_file(name: str, source: TiktokenRanksFile, aliases: tuple[str, ...]) -> Tokenizer:
     path = source.file.locate()
-    # The parsed ranks from the disk cache where an image of them is (~0.35 s of base64 otherwise).
+    # The parsed ranks from the disk cache where an image of them is (reading the base64 ranks is most of
+    # a load otherwise).
     ranks = image_cache.ranks("tiktoken-ranks", path, lambda: read_tiktoken_ranks(path))
     return tiktoken_file_tokenizer(name, path, source.family, aliases=aliases, ranks=ranks)
 

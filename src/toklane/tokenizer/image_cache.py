@@ -1,9 +1,9 @@
 """A per-user disk cache of what toklane derives from bundled data at load (parsed ranks, tables).
 
 Parsing a bundled vocabulary costs far more than reading its result back: Qwen3.6's 248K-line
-``.tiktoken`` file is ~0.35 s of base64 in Python, DeepSeek-V4's merges replayed as ranks ~0.4 s,
-the NFC flag table ~0.2 s. The first load writes each result here as a compact image; later loads
-in any process read it back (a few ms to ~50 ms for the largest ranks table).
+``.tiktoken`` file read as base64 in Python, DeepSeek-V4's merges replayed as ranks, the NFC flag
+table. The first load writes each result here as a compact image; later loads in any process read it
+back (``benchmarks/tokenizer.py --cold-start`` prints loads with the cache empty and warm).
 
 Where: ``$TOKLANE_CACHE_DIR`` (``off`` switches the cache off), else ``$XDG_CACHE_HOME/toklane``,
 else ``~/.cache/toklane``. Each image is keyed by what it was derived from (the source file's real
@@ -12,7 +12,7 @@ for Unicode tables), the image format and the byte order; the key is stored in t
 compared on read. An image is written to a temporary file and renamed into place (readers never
 see half a file; two processes loading at once each write a whole image, the last rename wins)
 and checked on read: magic, format version, key and a CRC-32 of key and payload (it finds corruption:
-~4x faster than BLAKE2b, ~3 ms of a warm load saved, and no weaker against forgery, which neither stops:
+faster than BLAKE2b, a share of a warm load saved, and no weaker against forgery, which neither stops:
 whoever can write the cache folder can write any image with its own checksum). A
 missing, truncated, corrupt or foreign image is rebuilt and rewritten, never trusted and never an
 error; a cache folder that cannot be made or written is skipped (the load works without it).
@@ -213,7 +213,7 @@ _COUNTS = struct.Struct("<II")  # tokens, blob length
 
 def ranks_payload(ranks: dict[bytes, int]) -> bytes:
     """``ranks`` as an image payload: counts, int32 offsets into one blob of token bytes, int32 ranks, the blob
-    (in one compiled pass where ``toklane._bpe`` is built: ~5x the Python below)."""
+    (in one compiled pass where ``toklane._bpe`` is built: several times faster than the Python below)."""
     bpe = _compiled()
     packed = bpe.pack_ranks(ranks) if bpe is not None and type(ranks) is dict else None
     return packed if packed is not None else _ranks_payload_python(ranks)

@@ -17,7 +17,7 @@ vocabulary *without* them (then every token is regular, and any pre-token that
 holds no irregular token's text gets tiktoken's ids: rank BPE never applies
 their merges there), and hands the words that do hold one to tiktoken.
 
-Finding them takes 1-3 s per vocabulary (rank BPE of every token, in Python);
+Finding them is slow (rank BPE of every token, in Python);
 the bundled vocabularies' lists are stored here, keyed by their data, and found
 at load for any other. ``tools/irregular_table.py`` (in the source repository, not
 the package) prints the table for the installed packages.

@@ -141,7 +141,7 @@ Part = tuple[str, int, int]  # (text, start, end): a piece its core slices itsel
 def batch_runs(texts: list[str], threads: int) -> tuple[list[list[Part]], list[int]]:
     """A batch as work for ``threads`` cores: ``(runs, owners)``. Every text as parts in order
     (from :data:`PARALLEL_MIN` characters, cut at :func:`parallel_bounds`), the parts in runs of
-    about equal length, two per core (a pool task costs ~10 us: not one per short text);
+    about equal length, two per core (a pool task has a fixed cost: not one per short text);
     ``owners[i]`` is the text of the ``i``-th part, counting through the runs in order."""
     runs: list[list[Part]] = [[]]
     owners: list[int] = []

@@ -721,7 +721,7 @@ def _hf_fresh(backend: Any, backend_of: Callable[[Any], Any]) -> Fresh:
     HF gives a new token the id after the highest one (the model's vocabulary size,
     or the largest added id + 1), so the test reads that one id: ``id_to_token`` is
     a hash lookup, where ``get_vocab_size(with_added_tokens=True)`` walks the added
-    tokens (~22 us for DeepSeek's 1,283). It also checks that ``backend_of(obj)`` --
+    tokens (DeepSeek's 1,283: a cost on every call). It also checks that ``backend_of(obj)`` --
     a transformers tokenizer's ``backend_tokenizer`` -- is still this backend. Holds
     the backend weakly.
     """

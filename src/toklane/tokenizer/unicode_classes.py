@@ -205,7 +205,7 @@ def class_table(cjk: tuple[tuple[int, int], ...] = (), cased: bool = False) -> b
 
 
 def main() -> None:
-    """Print :data:`RUNS` and :data:`CASED_RUNS` as read from the installed ``tokenizers`` (~10 s)."""
+    """Print :data:`RUNS` and :data:`CASED_RUNS` as read from the installed ``tokenizers`` (slow: every code point)."""
     sys.stdout.write(f"RUNS {encode_runs(reference_flags())}\nCASED_RUNS {encode_runs(reference_flags(_CASES))}\n")
 
 

@@ -157,7 +157,7 @@ def _compiled_json(
         splittable=True if pattern == deepseek_v4.PATTERN else None,
         probe=not compiled_handles(pattern),
     )
-    # toklane's compiled encoder over the same pattern and ranks (3x tiktoken; tiktoken where not built)
+    # toklane's compiled encoder over the same pattern and ranks (faster than tiktoken; tiktoken where not built)
     engine = probed(compiled_engine(engine, pattern, ranks, built[0] if built else None), source, source)
     return ranked_tokenizer(
         name,
@@ -215,7 +215,7 @@ def hf_json_tokenizer(
     any failure of ``tokenizers`` itself, a Rust panic included, is a
     :class:`TokenizerLoadError`. ``parsed``: the JSON already parsed by the caller.
     ``trusted``: bundled data of a pinned package, whose check is skipped (it would
-    parse the JSON a second time: +25% cold-load time for deepseek-v4).
+    parse the JSON a second time, adding noticeably to deepseek-v4's cold load).
     ``cache_ranks``: ``source`` is the file ``tokenizer_json`` was read from, and the ranks derived from
     it are kept in the disk cache (:mod:`.image_cache`; bundled data). ``full``: the whole parsed file,
     where ``parsed`` is its skeleton (:func:`json_skeleton`: trusted, cached data). ``cache_by_content``: the
@@ -325,7 +325,7 @@ def _bytes_key(data: bytes) -> str:
 def _model_key(model: Any) -> str:
     """What keys the ranks replayed from a parsed BPE ``model`` (vocabulary, merges, options): a hash of
     its marshal image (version 2: no back-references, so the same model gives the same bytes in any
-    process) and the toklane release that checked it (~20 ms for a 129K vocabulary)."""
+    process) and the toklane release that checked it (a cost in proportion to the vocabulary)."""
     digest = hashlib.blake2b(marshal.dumps(model, 2), digest_size=32).hexdigest()
     return f"toklane {_version()} checks {_CONTENT_CHECKS} model blake2b {digest}"
 

@@ -175,8 +175,8 @@ def _literals(strings: Iterable[str]) -> Literals | None:
     return Literals(ordered, tables=lambda make: _cached_trie_tables(ordered, make))
 
 
-# Added tokens from which the scan's tables are kept in the disk cache: DeepSeek-V4's ~800 take ~8 ms
-# to make, a dozen well under a millisecond (less than reading an image).
+# Added tokens from which the scan's tables are kept in the disk cache: making them for hundreds of
+# tokens (DeepSeek-V4's ~800) costs more than reading an image of them, for a dozen less.
 _CACHED_TRIE_FROM = 64
 _TRIE_COUNTS = struct.Struct("<III")  # node bytes, edge bytes, leads
 

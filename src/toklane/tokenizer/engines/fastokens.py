@@ -4,29 +4,28 @@ fastokens (PyPI ``fastokens``) encodes a HF ``tokenizer.json`` (:func:`from_json
 ``tokenizers`` does for the pipelines :func:`.choose.fastokens_refusal` accepts (tested with
 hypothesis over generated pipelines and texts, and on corpora: ``tests/tokenizer/test_user_files.py``),
 and a ranks table with its pattern exactly as tiktoken does (:func:`from_ranks`: through fastokens'
-ranks reader, or HF's conversion of the ranks: every bundled ranks vocabulary), ~2x
-faster than toklane's own engines on first calls, one core, and ~9x on short texts (Llama
-3's; ``benchmarks/tokenizer.py``). Around it:
+ranks reader, or HF's conversion of the ranks: every bundled ranks vocabulary), faster
+than toklane's own engines on first calls, one core, and more so on short texts (Llama 3's;
+``benchmarks/tokenizer.py`` prints both). Around it:
 
 * totality: a lone surrogate is read as U+FFFD (as every toklane engine reads it; fastokens refuses
   it); any other failure -- a PCRE2 match or depth limit on adversarial input, a Rust panic -- sends
   that call to the exact engine it replaced (kept beside it), never an error for the user;
 * normalisation: a vocabulary whose text is NFC-normalised first (Qwen) has fastokens encode the
-  texts NFC leaves as they are (:func:`.compiled.is_nfc`, ~1 ns a character), the exact engine the
+  texts NFC leaves as they are (:func:`.compiled.is_nfc`, a compiled scan), the exact engine the
   others (it normalises the text between added tokens, as the reference does);
 * long texts (from :data:`.pieces.PARALLEL_MIN` characters, where the exact engine is one of
   toklane's own) are cut at pre-token boundaries (:func:`.pieces.parallel_bounds`) and encoded as one
   ``encode_batch`` on fastokens' threads; one with a long stretch without such a boundary (a run of
-  spaces, which fastokens takes ~0.3 s a megabyte to encode, quicktok ~5 ms) goes to the exact
+  spaces, which fastokens encodes far more slowly than quicktok) goes to the exact
   engine, which cuts runs (:mod:`..pieces`);
 * the GIL: fastokens releases it while it encodes and while it builds;
 * threads: one private instance that nothing mutates after it is built (no truncation, padding or
   added tokens are set on it later), shared read-only by every thread.
 
-Building one takes ~5-20 us per vocabulary entry (0.4 s for cl100k_base from its ranks, 1.8 s for
-DeepSeek-V4's 129K from its file, ~2.5 s for Llama 3 and ~4.5 s for Qwen3.6 through the merges,
-~1 s of it Python) and ~100 MB (o200k), which is why :mod:`.staged` builds it in the background, once it
-pays.
+Building one takes time in proportion to the vocabulary (:func:`build_seconds`; longer through the
+merges, Llama 3 and Qwen3.6, than from ranks or DeepSeek-V4's file, part of it Python) and ~100 MB
+(o200k), which is why :mod:`.staged` builds it in the background, once it pays.
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ def available() -> bool:
 
 def build_seconds(tokens: int) -> float:
     """The CPU seconds building fastokens over ``tokens`` vocabulary entries is expected to take
-    (measured here: 0.36 s for 50K entries, 1.8 s for 129K; the estimate errs high)."""
+    (a linear fit to measured builds, erring high)."""
     return 0.05 + 15e-6 * tokens
 
 
@@ -87,7 +86,7 @@ def from_json(
     from .ranked import RankedBPEBackend
 
     native = fastokens.Tokenizer.from_json_str(tokenizer_json)
-    # A ranks backend decodes through the compiled id reader (~3 ns a token; fastokens ~100).
+    # A ranks backend decodes through the compiled id reader (far faster than fastokens' own decode).
     decodes = decodes and not isinstance(exact, RankedBPEBackend)
     cut = isinstance(exact, RankedBPEBackend)  # (DeepSeek-V4's pattern: one pieces.py knows)
     return FastokensBackend(native, exact, decodes=decodes, template=True, cut=cut, stable=stable)
@@ -148,7 +147,8 @@ def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: li
     conversion writes one: byte-level BPE whose merges are every split of every token into two
     tokens, ranked by the token (tiktoken merges the adjacent pair whose join ranks lowest; so does
     BPE over these merges, whatever order the vocabulary was built in), and ``ignore_merges`` (a
-    pre-token that is a token is that token, as in tiktoken). ~1 s of Python for 128K tokens."""
+    pre-token that is a token is that token, as in tiktoken). Python work per token: a large share of a
+    build from ranks."""
     import json
 
     from ..bytelevel import bytes_to_token_string
@@ -199,8 +199,8 @@ def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: li
 
 
 def _joined(encodings: list[Any]) -> list[int]:
-    """The ids of ``encodings`` end to end (``+=`` per part: ~7x a nested comprehension, which cost a third
-    of a long text's encode)."""
+    """The ids of ``encodings`` end to end (``+=`` per part: much faster than a nested comprehension, which
+    cost a large share of a long text's encode)."""
     ids: list[int] = []
     for encoding in encodings:
         ids += encoding.ids
@@ -269,7 +269,7 @@ class FastokensBackend:
 
     # encode ------------------------------------------------------------------
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
-        # (no closure here: one would make its variables cells, ~0.15 us a call of a ~0.7 us short encode)
+        # (no closure here: one would make its variables cells, a measurable cost on a short encode)
         if self._stable is not None and not self._stable(text):
             return self.exact.encode(text, split_special_tokens)
         if self._cut and len(text) >= PARALLEL_MIN:
@@ -294,7 +294,7 @@ class FastokensBackend:
         bounds = parallel_bounds(text, _PIECE)
         if any(b - a > 2 * _PIECE for a, b in itertools.pairwise(bounds)):
             # A long stretch without a pre-token boundary (a run of spaces): the exact engine cuts
-            # such runs (:mod:`..pieces`); fastokens takes ~0.3 s a megabyte on them.
+            # such runs (:mod:`..pieces`); fastokens is slow on them.
             return self.exact.encode(text, split_special_tokens)
         if len(bounds) > 2 and self.threads > 1:
             pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]

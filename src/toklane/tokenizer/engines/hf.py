@@ -99,8 +99,8 @@ class HFBackend:
     Texts from 256 characters on go through ``encode_batch_fast``, which
     releases the GIL. Long whitespace runs are cut (:mod:`.pieces`); other long
     pre-tokens are not, to keep the ids exact, and ``tokenizers``' BPE is
-    superlinear on them (DeepSeek-V4, one run of emoji: 1M in 1.1 s, 2M in
-    3.2 s, 4M = 16 MB in 9.3 s; 16M CJK full stops in 35 s). Such a request is
+    superlinear on them (DeepSeek-V4, one run of emoji or CJK full stops:
+    doubling its length more than doubles the time). Such a request is
     bounded by the server's body limit and stalls no other thread.
     """
 
@@ -108,7 +108,7 @@ class HFBackend:
 
     def __init__(self, tokenizer_json: str, ids: Iterable[int] | None = None):
         """``ids``: every id the file holds (its vocabulary's and its added tokens'), where the caller has
-        read them from the parsed file (saves reading HF's vocabulary at load: ~0.1 s for 129K tokens)."""
+        read them from the parsed file (saves reading HF's vocabulary at load, a cost in proportion to its size)."""
         from tokenizers import Tokenizer as HFTokenizer
         from tokenizers import decoders
 

@@ -105,8 +105,8 @@ def _tables(scanner: str, nfc: bool) -> list[str]:
 
 def _packed_vocab(ranks: dict[bytes, int], offset: int, hidden: frozenset[int]) -> bytes | None:
     """The ranks in quicktok's ``.vocab`` layout -- a ``u32`` count, then per id in order a
-    ``u16`` length, the bytes and the ``u32`` id less ``offset`` -- built with numpy (~0.15 s
-    for 248K tokens, most of it ordering them; a Python loop took ~0.5 s of every load).
+    ``u16`` length, the bytes and the ``u32`` id less ``offset`` -- built with numpy (most
+    of the time ordering them; a Python loop was several times slower, on every load).
     ``None`` where the ids are not exactly ``offset..offset+N-1`` or a token starts with
     ``FF FF`` while ``hidden`` is set."""
     import numpy as np
@@ -186,7 +186,7 @@ def quicktok_from_ranks(
 def _scan(pattern: str) -> Any:
     """``table[code point]``: whether tiktoken's regex engine matches it with
     ``pattern`` (a class), in that engine's Unicode version. Found by running
-    the engine once over every code point from U+0300 (~40 ms)."""
+    the engine once over every code point from U+0300."""
     import numpy as np
     import tiktoken
 
@@ -219,7 +219,7 @@ def newer_table() -> Any:
     reads Unicode 17's Tolong Siki digits U+11DE0.. as digits, tiktoken's regex
     as punctuation). Characters assigned in Python's tables are classed alike
     by quicktok and tiktoken (tested on every code point). Found as tiktoken's
-    unassigned ones plus those it knows that Python does not (~150 ms, once)."""
+    unassigned ones plus those it knows that Python does not (once)."""
     import numpy as np
 
     with _tables_lock:
@@ -343,7 +343,7 @@ class CheckedEngine:
     before it), so each piece normalises alone as inside the whole text. Text
     is checked before normalisation: a decomposed accent is a mark there, and
     its word goes to tiktoken, normalised -- slower, still exact. ``exact`` is built on first use when it
-    is a function (the bundled quicktok encodings: ~1 s, once).
+    is a function (the bundled quicktok encodings: a slow build, made once).
     """
 
     name = "quicktok"

@@ -16,15 +16,15 @@ from .base import _without_surrogates, cpu_count
 # Ids quicktok can return (it packs them in 18 bits): the size of the shared-int cache.
 _QUICKTOK_IDS = 1 << 18
 # Texts from this many characters are encoded to an array, then a list of shared ints: the array
-# costs ~3 us more per call, which the shared ints make up from ~2K characters (cl100k_base, this
-# machine: 0.94x at 2K characters of code, 1.3x at 20K, 1.2-1.5x at 100K).
+# costs a fixed amount more per call, which the shared ints make up only on texts of some thousands
+# of characters (cl100k_base: slower at 2K characters of code, faster from 20K).
 _LISTS_FROM = 4096
 
 
 class QuicktokEngine:
     """quicktok: the fastest exact engine for the encodings it has a scanner for
     (cl100k, o200k, o200k_harmony, llama3, qwen3 bundled; tekken and others over
-    ranks, :mod:`.quickranks`; ~4x tiktoken measured here). Long texts are cut at
+    ranks, :mod:`.quickranks`; several times tiktoken's speed, ``benchmarks/tokenizer.py``). Long texts are cut at
     pre-token boundaries and encoded on all cores (``encode_batch`` releases
     the GIL)."""
 

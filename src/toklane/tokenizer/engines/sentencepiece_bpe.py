@@ -171,7 +171,7 @@ def _rules(vocab: dict[str, int], merges: list[Any]) -> array | None:
     """The merges as ``sp_tune`` rules (native uint32 triples: the token made, the byte length of its
     left part, the merge's rank; a pair listed twice merges by its last rank, as HF's table keeps it), or
     None where one is not a pair of vocabulary tokens making one, involves a byte token, or makes a token
-    holding U+2581 after another character. (C-level passes only: 59K merges in ~25 ms.)"""
+    holding U+2581 after another character. (C-level passes only: a small part of a load.)"""
     if not merges:
         return array(_UINT32)
     try:

@@ -1,15 +1,15 @@
 """A faster engine built in the background once it pays, then swapped in.
 
-fastokens encodes 3-100x faster than the engine a ``tokenizer.json`` loads with, and ~2x (~9x on
-Llama 3's short texts) faster than the engines the bundled vocabularies load with (quicktok, compiled),
-but takes ~6x HF ``tokenizers``' load time to build (1.8 s for DeepSeek-V4's 129K tokens; 0.4-4.8 s
-for the bundled ranks tables, :func:`.fastokens.from_ranks`). So a tokenizer is served
+fastokens encodes much faster than the engine a ``tokenizer.json`` loads with, and faster (more so on
+Llama 3's short texts) than the engines the bundled vocabularies load with (quicktok, compiled), but
+takes several times HF ``tokenizers``' load time to build (:func:`.fastokens.build_seconds` estimates
+it; the bundled ranks tables build through :func:`.fastokens.from_ranks`). So a tokenizer is served
 at once by the fast-loading exact engine :func:`.choose.choose_engine` picked, and the faster one is
 built later, as a ski-rental: once the work the first engine has done would have taken (by the
 estimate below) as long as the build takes. Then the total time is at most about twice the best
 choice made in hindsight, however much text follows -- a CLI call on a small file never pays the
 build; a server or a corpus job pays it once, early. While counting, each encode call costs one
-attribute update more (~0.1 us); after the swap, nothing.
+attribute update more; after the swap, nothing.
 
 The build runs on its own thread (fastokens releases the GIL while it builds); not a daemon one, so a
 process that ends during a build waits for it (under a second) rather than abort: Python stops daemon

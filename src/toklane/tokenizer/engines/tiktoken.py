@@ -80,7 +80,7 @@ class TiktokenEngine:
         self._pattern = pattern
         self._ranks = ranks
         self._normalize: Callable[[str], str] | None = normalize or (python_nfc if nfc else None)
-        # tiktoken's CoreBPE (~0.1-0.2 s over a large table) is built when first used: where this
+        # tiktoken's CoreBPE (a slow build over a large table) is built when first used: where this
         # engine is the compiled encoder's reference, only for the rare texts that encoder declines.
         self._lock = threading.Lock()
         # Texts from this length on may hold a whitespace run that tiktoken's

@@ -54,8 +54,8 @@ def _packed_ranks_sound(ranks: PackedRanks, offset: int) -> bool:
 
 def _ranks_in_range(ranks: Mapping[bytes, int], offset: int) -> bool:
     """Whether the ranks are ints ``offset..offset+N-1``, each once: N distinct ints from the lowest to
-    the highest of that range (C-speed builtins, ~15 ms for 128K ranks, and no numpy import, ~0.1 s on a
-    first load; the Python loop then only runs to name what is wrong)."""
+    the highest of that range (C-speed builtins, and no numpy import, which would add to a first load;
+    the Python loop then only runs to name what is wrong)."""
     values = ranks.values()
     n = len(values)
     if not n or set(map(type, values)) != {int}:
@@ -73,7 +73,7 @@ _TIKTOKEN_LINE = re.compile(rb"^([A-Za-z0-9+/]+={0,2}) ([0-9]{1,12})$", re.MULTI
 def _parse_tiktoken_lines(data: bytes) -> dict[bytes, int] | None:
     """The ranks of a file whose every line (but an empty last one) is ``<base64> <rank>``
     with one space, ranks below the line count, tokens distinct; else ``None`` (then the
-    line-by-line reader reads it, or names its first bad line). ~4x faster than that reader."""
+    line-by-line reader reads it, or names its first bad line). Several times faster than that reader."""
     lines = data.count(b"\n") + 1
     found = _TIKTOKEN_LINE.findall(data)  # at most one match per line
     if not found or len(found) != lines - data.endswith(b"\n"):  # every line but a last empty one
