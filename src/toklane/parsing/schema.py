@@ -303,6 +303,10 @@ def _type_list(t: Any) -> bool:
 #: What each subschema keyword holds: one subschema, ``items`` (one, or a list in older drafts), a list
 #: of subschemas, a map of them.
 _ONE_SUB, _ITEMS, _LIST, _MAP = range(4)
+#: Keywords that keep a subschema from being passed over as a leaf where its parent finds it; what a
+#: leaf's absent ``enum`` reads as (never changed).
+_LEAF_STOP = _NESTING_SET | {"required"}
+_NO_ENUM: list[Any] = []
 _KIND = {**dict.fromkeys(_ONE, _ONE_SUB), "items": _ITEMS, **dict.fromkeys(_LISTS, _LIST), **dict.fromkeys(_MAPS, _MAP)}
 
 
@@ -380,12 +384,13 @@ def _check_schema(root: Any, root_path: Path) -> None:
                 if type(step) is not str and kind == _MAP and not isinstance(step, str):
                     raise InvalidToolsSchemaError(_text(at), f"has a non-string key {step!r:.60}")
                 if type(sub) is dict:
-                    if leaves and _NESTING_SET.isdisjoint(sub):
-                        t = sub.get("type")
-                        if (t is None or type(t) is str) and "required" not in sub:
-                            enum = sub.get("enum")
-                            if enum is None or type(enum) is list:
-                                continue  # a leaf that passes its three checks
+                    if (
+                        leaves
+                        and _LEAF_STOP.isdisjoint(sub)
+                        and type(sub.get("type", "")) is str
+                        and type(sub.get("enum", _NO_ENUM)) is list
+                    ):
+                        continue  # a leaf that passes its checks (no "required", which needs a loop)
                 elif sub is True or sub is False:
                     continue
                 push((sub, (at, step), depth))
