@@ -13,7 +13,7 @@ function tools (``{"type": "web_search"}``) are allowed and ignored.
 
 Engines pass a request's ``tools`` with every request, usually the same tools. A schema made of plain
 ``dict``/``list``/``str``/number values (what the plugins hand over) is remembered by value once it has
-passed: keyed by its :mod:`marshal` image, which C writes in a quarter of the time the walk takes and
+passed: keyed by its :mod:`marshal` image, which C writes in a fraction of the time the walk takes and
 which only exact built-in types have (a tuple, a subclass, a pydantic model has none: walked every
 time, so nothing the walk would refuse is ever let through by a lookalike). The image also records
 which strings are shared, so one value built two ways (a literal, parsed JSON) may be kept twice;
@@ -28,8 +28,8 @@ read) are found by the image of the fields parsers read (:func:`request_tools_sc
 Why not by identity first: lists and dicts take no weak references and have no version a caller's
 change would bump, so an ``id()`` hit would still have to prove that nothing inside changed -- the
 same C pass over the whole schema that the value key is, for the same cost. Nor by ``==`` against the
-kept copy, which C does in about a third of marshal's time: it is not type-exact (``1 == True``, so
-``"not": 1`` would pass as ``"not": true``; a subclass or any other object answers ``==`` itself).
+kept copy, a cheaper C pass: it is not type-exact (``1 == True``, so ``"not": 1`` would pass as
+``"not": true``; a subclass or any other object answers ``==`` itself).
 """
 
 from __future__ import annotations
