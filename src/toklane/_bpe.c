@@ -16,6 +16,9 @@
  * packed_check(payload) -> what a ranks payload holds (layout, dense ranks, single bytes, lowest).
  * pack_ranks(ranks) -> a ranks dict as such a payload (toklane.tokenizer.image_cache.ranks_payload).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
+ * front(encoder, owner, method, leads, max_length, flags) -> a callable that runs Tokenizer.encode's
+ *   common call (a short str, no added token's first character) straight on the encoder, the rest
+ *   through the method (see there).
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * sp_tune(encoder, priorities, rules=None) -> a G_SENTENCEPIECE encoder made a SentencePiece-style BPE
  *   model's: a .model file's merges by score, or a tokenizer.json's merge rules (see there).
@@ -45,6 +48,7 @@
 #else
 #define HAVE_ATOMICS 0
 #endif
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -958,15 +962,17 @@ piece_end(int g, const Text *t, Py_ssize_t i)
     }
 }
 
-/* The UTF-8 bytes of t[a:b) into *buf (grown as needed); NULL when out of memory. */
-static const uint8_t *
+/* The UTF-8 bytes of t[a:b) into *buf (grown as needed), their count in *size: 0; 1 where t[a:b)
+ * holds a lone surrogate (C_DECLINE's only code points: the text is declined, read as it is converted);
+ * -2 when out of memory. */
+static int
 utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, size_t *size)
 {
     size_t need = (size_t)(b - a) * 4;
     if (need > *cap) {
         uint8_t *grown = realloc(*buf, need);
         if (grown == NULL)
-            return NULL;
+            return -2;
         *buf = grown;
         *cap = need;
     }
@@ -980,6 +986,8 @@ utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, s
             *o++ = (uint8_t)(0x80 | (c & 0x3F));
         }
         else if (c < 0x10000) {
+            if ((c & 0xF800) == 0xD800)
+                return 1;
             *o++ = (uint8_t)(0xE0 | (c >> 12));
             *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
             *o++ = (uint8_t)(0x80 | (c & 0x3F));
@@ -992,7 +1000,7 @@ utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, s
         }
     }
     *size = (size_t)(o - *buf);
-    return *buf;
+    return 0;
 }
 
 /* 0; 1 to decline the text; -2 out of memory. */
@@ -1014,22 +1022,17 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
             status = 1;
             break;
         }
-        if (!ascii) /* a lone surrogate may sit anywhere in a piece (as the prefix of letters) */
-            for (Py_ssize_t k = i; k < j; k++)
-                if (t->classes[ch(t, k)] & C_DECLINE) {
-                    status = 1;
-                    goto done;
-                }
         const uint8_t *p;
         size_t size;
         if (ascii) {
             p = (const uint8_t *)t->data + i;
             size = (size_t)(j - i);
         }
-        else if ((p = utf8_of(t, i, j, &buf, &cap, &size)) == NULL) {
-            status = -2;
+        else if ((status = utf8_of(t, i, j, &buf, &cap, &size)) != 0) /* (a lone surrogate anywhere in
+                                                                          a piece declines the text) */
             break;
-        }
+        else
+            p = buf;
         int r = encode_piece(e, p, size, out, &memos, kept, hot);
         if (r == -1) {
             status = 1;
@@ -1041,7 +1044,6 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
         }
         i = j;
     }
-done:
     kept_release(table);
     free(buf);
     free(memos.slots);
@@ -1901,23 +1903,11 @@ none:
 #define AS_COUNT 1
 #define AS_ARRAY 2
 
+/* encode's work: text (a str) by e in mode; None to decline it. */
 static PyObject *
-bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+encode_object(Encoder *e, PyObject *text, long mode)
 {
-    if (nargs != 3 || !PyUnicode_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "encode(encoder, text: str, mode: int)");
-        return NULL;
-    }
-    Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
-    long mode = PyLong_AsLong(args[2]);
-    if (e == NULL || (mode == -1 && PyErr_Occurred()))
-        return NULL;
-    if (mode != AS_LIST && mode != AS_COUNT && mode != AS_ARRAY) {
-        PyErr_Format(PyExc_ValueError, "encode: unknown mode %ld", mode);
-        return NULL;
-    }
     int count = mode == AS_COUNT;
-    PyObject *text = args[1];
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(text) < 0) /* a legacy string an extension built: made canonical first */
         return NULL;
@@ -1954,6 +1944,260 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_CLEAR(result);
     free(out.v);
     return result;
+}
+
+static PyObject *
+bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "encode(encoder, text: str, mode: int)");
+        return NULL;
+    }
+    Encoder *e = PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    long mode = PyLong_AsLong(args[2]);
+    if (e == NULL || (mode == -1 && PyErr_Occurred()))
+        return NULL;
+    if (mode != AS_LIST && mode != AS_COUNT && mode != AS_ARRAY) {
+        PyErr_Format(PyExc_ValueError, "encode: unknown mode %ld", mode);
+        return NULL;
+    }
+    return encode_object(e, args[1], mode);
+}
+
+/* ------------------------------------------------------------------------------- Front */
+
+/* front(encoder, owner, method, leads, max_length, flags) -> a callable that is Tokenizer.encode for
+ * the common call, in one C call: f(text) (add_special_tokens / split_special_tokens given as False
+ * change nothing) with text a str of at most max_length characters that holds none of leads (the
+ * characters added tokens start with, at most FRONT_LEADS; "" where there are none) and, where the vocabulary normalises
+ * (flags: a function that returns its nfc_spans table, called on the first text that is not ASCII;
+ * None where it does not normalise), no character the form may change: its ids straight from the
+ * encoder. Any other call -- and a text the encoder declines -- is method(owner, ...) (owner: a weak
+ * reference to the tokenizer, so the tokenizer that holds this callable frees as before).
+ * front(None, owner, method, leads, max_length, flags, foreign): the same over another engine's binding:
+ * foreign(text).ids where leads are given (fastokens' encode_ordinary: the text holds no added token),
+ * else foreign(text, False, False).ids (its encode, which matches added tokens itself); where it raises,
+ * the call goes to method (which recovers), an interrupt excepted. */
+#define FRONT_LEADS 4
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *encoder;  /* the capsule, held */
+    Encoder *e;
+    PyObject *owner;    /* weakref to the tokenizer */
+    PyObject *method;   /* Tokenizer.encode, unbound */
+    Py_UCS4 leads[FRONT_LEADS];
+    int n_leads;
+    Py_ssize_t max_length;
+    PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
+    PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
+    PyObject *foreign;  /* another engine's encode (then encoder is NULL), or NULL */
+} Front;
+
+/* The option keywords the fast path takes, when given False. */
+static int
+plain_options(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (kwnames == NULL)
+        return 1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+        if (args[nargs + k] != Py_False)
+            return 0;
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+        if (!PyUnicode_CompareWithASCIIString(name, "add_special_tokens"))
+            continue;
+        if (!PyUnicode_CompareWithASCIIString(name, "split_special_tokens"))
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
+/* Whether flags (one byte per code point) marks no character of text. */
+static int
+unflagged(const uint8_t *flags, PyObject *text)
+{
+    const void *data = PyUnicode_DATA(text);
+    int kind = PyUnicode_KIND(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (flags[PyUnicode_READ(kind, data, i)])
+            return 0;
+    return 1;
+}
+
+static PyObject *
+front_fallback(Front *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *owner = PyWeakref_GetObject(f->owner); /* (borrowed) */
+    if (owner == NULL)
+        return NULL;
+    if (owner == Py_None) {
+        PyErr_SetString(PyExc_ReferenceError, "the tokenizer this encode belongs to has been freed");
+        return NULL;
+    }
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t total = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *small[8], **stack = small;
+    if (total + 1 > 8 && (stack = PyMem_Malloc((size_t)(total + 1) * sizeof(PyObject *))) == NULL)
+        return PyErr_NoMemory();
+    Py_INCREF(owner);
+    stack[0] = owner;
+    if (total)
+        memcpy(stack + 1, args, (size_t)total * sizeof(PyObject *));
+    PyObject *result = PyObject_Vectorcall(f->method, stack, (size_t)(nargs + 1), kwnames);
+    Py_DECREF(owner);
+    if (stack != small)
+        PyMem_Free(stack);
+    return result;
+}
+
+static PyObject *ids_name; /* "ids", interned */
+
+static PyObject *
+front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Front *f = (Front *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == 1 && PyUnicode_CheckExact(args[0]) && plain_options(args, nargs, kwnames)) {
+        PyObject *text = args[0];
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(text) < 0)
+            return NULL;
+#endif
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        if (n <= f->max_length) {
+            Py_ssize_t at = -1;
+            for (int k = 0; k < f->n_leads && at == -1; k++)
+                at = PyUnicode_FindChar(text, f->leads[k], 0, n, 1);
+            if (at == -2)
+                return NULL;
+            if (at == -1 && f->flags_of != NULL && !PyUnicode_IS_ASCII(text) && f->flags == NULL) {
+                PyObject *flags = PyObject_CallNoArgs(f->flags_of);
+                if (flags == NULL)
+                    return NULL;
+                if (!PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) != N_CODEPOINTS) {
+                    Py_DECREF(flags);
+                    PyErr_SetString(PyExc_TypeError, "front: flags() must return bytes of 0x110000");
+                    return NULL;
+                }
+                if (f->flags == NULL) /* (another thread may have read them meanwhile) */
+                    f->flags = flags;
+                else
+                    Py_DECREF(flags);
+            }
+            if (at == -1 && (f->flags_of == NULL || PyUnicode_IS_ASCII(text) ||
+                             unflagged((const uint8_t *)PyBytes_AS_STRING(f->flags), text))) {
+                if (f->foreign != NULL) {
+                    PyObject *call[3] = {text, Py_False, Py_False};
+                    PyObject *encoding = PyObject_Vectorcall(f->foreign, call, f->n_leads ? 1 : 3, NULL);
+                    PyObject *ids = encoding != NULL ? PyObject_GetAttr(encoding, ids_name) : NULL;
+                    Py_XDECREF(encoding);
+                    if (ids != NULL)
+                        return ids;
+                    if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) || PyErr_ExceptionMatches(PyExc_SystemExit))
+                        return NULL;
+                    PyErr_Clear(); /* (the method's own path recovers from what the engine raised) */
+                    return front_fallback(f, args, nargsf, kwnames);
+                }
+                PyObject *ids = encode_object(f->e, text, AS_LIST);
+                if (ids != Py_None)
+                    return ids;
+                Py_DECREF(ids);
+            }
+        }
+    }
+    return front_fallback(f, args, nargsf, kwnames);
+}
+
+static void
+front_dealloc(PyObject *self)
+{
+    Front *f = (Front *)self;
+    Py_XDECREF(f->encoder);
+    Py_XDECREF(f->owner);
+    Py_XDECREF(f->method);
+    Py_XDECREF(f->flags);
+    Py_XDECREF(f->flags_of);
+    Py_XDECREF(f->foreign);
+    PyObject_Free(self);
+}
+
+/* The tokenizer's encode as a bound method (None once it is freed): what inspect.signature and help
+ * read through __wrapped__. */
+static PyObject *
+front_wrapped(PyObject *self, void *closure)
+{
+    Front *f = (Front *)self;
+    PyObject *owner = PyWeakref_GetObject(f->owner);
+    if (owner == NULL)
+        return NULL;
+    if (owner == Py_None)
+        Py_RETURN_NONE;
+    return PyMethod_New(f->method, owner);
+}
+
+static PyObject *
+front_attribute(PyObject *self, void *name)
+{
+    return PyObject_GetAttrString(((Front *)self)->method, (const char *)name);
+}
+
+static PyGetSetDef front_getset[] = {
+    {"__wrapped__", front_wrapped, NULL, "the tokenizer's encode method", NULL},
+    {"__doc__", front_attribute, NULL, NULL, "__doc__"},
+    {"__name__", front_attribute, NULL, NULL, "__name__"},
+    {"__qualname__", front_attribute, NULL, NULL, "__qualname__"},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject FrontType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "toklane._bpe.Front",
+    .tp_basicsize = sizeof(Front),
+    .tp_dealloc = front_dealloc,
+    .tp_vectorcall_offset = offsetof(Front, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_getset = front_getset,
+};
+
+static PyObject *
+bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *foreign = nargs == 7 && args[6] != Py_None ? args[6] : NULL;
+    if (nargs < 6 || nargs > 7 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
+        !PyUnicode_Check(args[3]) || PyUnicode_GET_LENGTH(args[3]) > FRONT_LEADS ||
+        (args[5] != Py_None && !PyCallable_Check(args[5])) || (foreign != NULL && !PyCallable_Check(foreign)) ||
+        (foreign != NULL) != (args[0] == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "front(encoder, owner: weakref, method, leads: str of at most 4 characters, "
+                                         "max_length: int, flags: a function returning bytes of 0x110000 | None, "
+                                         "foreign=None): an encoder, or None and foreign");
+        return NULL;
+    }
+    if (ids_name == NULL && (ids_name = PyUnicode_InternFromString("ids")) == NULL)
+        return NULL;
+    Encoder *e = foreign != NULL ? NULL : PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    Py_ssize_t max_length = PyLong_AsSsize_t(args[4]);
+    if ((e == NULL && foreign == NULL) || (max_length == -1 && PyErr_Occurred()))
+        return NULL;
+    if (PyType_Ready(&FrontType) < 0)
+        return NULL;
+    Front *f = PyObject_New(Front, &FrontType);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = front_call;
+    f->encoder = Py_NewRef(args[0]);
+    f->e = e;
+    f->owner = Py_NewRef(args[1]);
+    f->method = Py_NewRef(args[2]);
+    f->n_leads = (int)PyUnicode_GET_LENGTH(args[3]);
+    for (int k = 0; k < f->n_leads; k++)
+        f->leads[k] = PyUnicode_READ_CHAR(args[3], k);
+    f->max_length = max_length;
+    f->flags = NULL;
+    f->flags_of = args[5] == Py_None ? NULL : Py_NewRef(args[5]);
+    f->foreign = foreign != NULL ? Py_NewRef(foreign) : NULL;
+    return (PyObject *)f;
 }
 
 /* A part of join_ids: bytes of native uint32 ids (id_ints_join's reader). */
@@ -2570,6 +2814,8 @@ static PyMethodDef bpe_methods[] = {
     {"encode", (PyCFunction)(void (*)(void))bpe_encode, METH_FASTCALL,
      "encode(encoder, text, mode) -> list of ids (mode 0), their number (1), bytes of uint32 ids (2), "
      "or None to decline the text"},
+    {"front", (PyCFunction)(void (*)(void))bpe_front, METH_FASTCALL,
+     "front(encoder, owner, method, leads, max_length, flags) -> Tokenizer.encode's common call in C (see there)"},
     {"join_ids", (PyCFunction)(void (*)(void))bpe_join_ids, METH_FASTCALL,
      "join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of uint32 ids)"},
     {NULL, NULL, 0, NULL},

@@ -9,6 +9,7 @@ then only read. Per-call options (``add_special_tokens``, ``max_length``,
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal
@@ -23,10 +24,10 @@ TruncationSide = Literal["left", "right"]
 #: Ids from which decode() reads a list with the compiled reader (below, the backend is as fast).
 _DECODE_BULK = 16
 #: Ids per vocabulary entry that decode() reads through the backend before it builds the
-#: vocabulary's byte table for the compiled reader. The build costs about 1 us per entry
-#: (cl100k_base 0.1 s, qwen3.6 0.22 s); the reader saves 40-65 ns per id (backend 43-69 ns, reader
-#: 2 ns): after about 20 ids per entry the time lost equals the build's, and building then costs
-#: at most twice the best choice made in hindsight, however many ids follow.
+#: vocabulary's byte table for the compiled reader. The reader saves about a twentieth of an entry's
+#: build on every id it reads (the decode table of benchmarks/tokenizer.py): after about 20 ids per
+#: entry the time lost equals the build's, and building then costs at most twice the best choice
+#: made in hindsight, however many ids follow.
 _DECODE_AMORTIZE = 20
 
 
@@ -103,6 +104,7 @@ class Tokenizer:
         self.bundled = False
         self._upgrade: Any = None  # a faster engine built once it pays (.engines.staged), or None
         self._prefix, self._suffix = self._special_template()
+        self._install_front()
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -116,6 +118,18 @@ class Tokenizer:
         current one (:mod:`.engines.staged` checks that before it swaps a faster engine in). Calls
         under way finish on the backend they started on."""
         self._backend = backend
+        self._install_front()
+
+    def _install_front(self) -> None:
+        """:meth:`encode`'s common call -- a short text, nothing to add or cut -- as one C call into the
+        backend's engine where the backend offers one (``front``: :meth:`.RankedBPEBackend.front`,
+        :meth:`.FastokensBackend.front`): an attribute of this object that shadows the method (which
+        it calls for every other call). The method alone otherwise."""
+        self.__dict__.pop("encode", None)
+        make = getattr(self._backend, "front", None)
+        fast = make(weakref.ref(self), Tokenizer.encode) if make is not None else None
+        if fast is not None:
+            self.encode = fast  # type: ignore[method-assign]
 
     @property
     def vocab_size(self) -> int:
@@ -339,8 +353,8 @@ class Tokenizer:
         backends (tiktoken's and quicktok's vocabularies); False elsewhere (HF ``tokenizers``
         decoders may do more than join). None (not yet) while the vocabulary's byte table is unbuilt
         and fewer than :data:`_DECODE_AMORTIZE` ids per vocabulary entry were decoded: building it
-        (0.1-0.25 s, shared with the detokenizer and the parsers) must pay for itself, not slow a
-        one-off decode."""
+        (once per vocabulary, shared with the detokenizer and the parsers) must pay for itself, not slow
+        a one-off decode."""
         if not isinstance(_decoding_backend(self._backend), RankedBPEBackend):
             reader: gather.IdTable | bool = False
         elif self._tables is None and self._decoded < _DECODE_AMORTIZE * self._vocab_size:

@@ -1,13 +1,13 @@
 """toklane's own compiled encoder (``toklane._bpe``) where a regex engine is the bottleneck.
 
 DeepSeek-V4's pre-tokeniser is one long pattern with lookaheads and class
-subtractions (:data:`.patterns.DEEPSEEK_V4`): tiktoken's regex engine runs it at
-~16 MB/s, half its speed on cl100k. Qwen3.5/3.6's pattern joins marks to letters,
+subtractions (:data:`.patterns.DEEPSEEK_V4`): tiktoken's regex engine runs it far slower than
+cl100k's. Qwen3.5/3.6's pattern joins marks to letters,
 which quicktok's scanners do not. ``toklane._bpe`` hand-compiles DeepSeek-V4's grammar
 (``ds_piece``) and the Llama-3 family's (``llama_piece``: Llama 3's pattern, which reads as
 cl100k's does, Qwen2/3's with digits one at a time, Qwen3.5/3.6's with marks joining letters),
 reads Unicode classes as HF ``tokenizers`` does (:mod:`.unicode_classes`) and merges by rank as
-tiktoken does, with the GIL released on long texts. It also builds in a few milliseconds (a hash
+tiktoken does, with the GIL released on long texts. It also builds quickly (a hash
 table of the ranks), far sooner than quicktok's engine (the cold-start table of
 ``benchmarks/tokenizer.py``): the bundled vocabularies it compiles load on it and move to fastokens
 once that pays (:mod:`.staged`).
@@ -55,6 +55,19 @@ _CJK_DEEPSEEK_V4 = ((0x4E00, 0x9FA5), (0x3040, 0x309F), (0x30A0, 0x30FF))
 
 # What toklane._bpe.encode returns: a list of ids, their number, or their uint32 array.
 _AS_LIST, _AS_COUNT, _AS_ARRAY = 0, 1, 2
+
+#: The longest text :meth:`CompiledEngine.front` encodes (the texts a call's own cost weighs on: chat
+#: messages, prompts' parts, tool arguments).
+FRONT_MAX = 512
+
+
+def front_leads(added: Iterable[str]) -> str | None:
+    """The characters the added tokens ``added`` start with, which a front (``toklane._bpe.front``) looks
+    for in a text before it skips the added-token scan; None where there are more than it takes (4)."""
+    leads = "".join(sorted({s[0] for s in added if s}))
+    return leads if len(leads) <= 4 else None
+
+
 _UINT32 = "I" if array("I").itemsize == 4 else "L"  # (the array typecode of 4-byte ids)
 
 # A batch goes to the pool from this many characters in all (below, threads cost more than they save).
@@ -99,8 +112,8 @@ def encoder_for(pattern: str, ranks: Mapping[bytes, int]) -> Any:
 
 
 def replay_merges(vocab: dict[str, int], merges: list[Any]) -> tuple[Any, ...] | None:
-    """``toklane._bpe.replay(vocab, merges)`` (:func:`..deepseek_v4.replay`'s two passes in C: ~10x its
-    Python loops) where the compiled encoder is in use; ``None`` otherwise (the caller runs them)."""
+    """``toklane._bpe.replay(vocab, merges)`` (:func:`..deepseek_v4.replay`'s two passes in C, many
+    times its Python loops) where the compiled encoder is in use; ``None`` otherwise (the caller runs them)."""
     return _bpe.replay(vocab, merges) if NATIVE else None
 
 
@@ -138,8 +151,8 @@ def _nfc_flags() -> bytes:
 
 def is_nfc(text: str) -> bool:
     """Whether NFC leaves ``text`` as it is: ASCII is; else only the spans around the characters NFC may
-    change (:func:`_compute_nfc_flags`, found by the compiled scan at ~1 ns a character) are checked,
-    where Python's check of a whole text costs ~25-50 ns a character of Indic text."""
+    change (:func:`_compute_nfc_flags`, found by the compiled scan) are checked, where Python's check
+    of a whole text is slow on Indic text."""
     if text.isascii():
         return True
     if _bpe is None:
@@ -189,7 +202,7 @@ def _compute_nfc_flags() -> bytes:
     """One byte per code point, 1 where NFC (Python's, the reference's) may change, reorder or join a
     character to the one before: a mark, a character NFC replaces, the second of a canonical pair,
     a Hangul vowel or final jamo. Every other character is one NFC keeps as it is and never joins to
-    what precedes it, so NFC leaves the text before it apart from the text after (~50 ms, once)."""
+    what precedes it, so NFC leaves the text before it apart from the text after (computed once per machine: cached)."""
     flags = bytearray(unicode_classes.N_CODEPOINTS)
     for c in range(0x300, 0x30000):  # (no character below U+0300 or from U+30000 on is any of these)
         ch = chr(c)
@@ -210,9 +223,9 @@ _ENCODER_IMAGE = "encoder-2"
 
 def _packed_encoder(ranks: image_cache.PackedRanks, classes: bytes, grammar: int, table: str) -> Any:
     """An encoder over ranks read from an image: memory-mapped from the encoder image those ranks and
-    this grammar and class table made before (a few ms where building takes 5-20; N processes share
-    its pages), else built from the payload (and its image kept for the next load); None where the
-    payload holds a token twice (the caller builds from the dict, which the image's rebuild makes)."""
+    this grammar and class table made before (a fraction of a build; N processes share its pages), else
+    built from the payload (and its image kept for the next load); None where the payload holds a token
+    twice (the caller builds from the dict, which the image's rebuild makes)."""
     key = None if ranks.image is None else f"{ranks.image}|{grammar}|{table}"
     if key is not None:
         image = image_cache.mapped(_ENCODER_IMAGE, key)
@@ -253,11 +266,21 @@ class CompiledEngine:
         self._normalize = reference._normalize
         self._nfkc = getattr(self._normalize, "form", "NFC") == "NFKC"
 
+    def front(self, owner: Any, method: Any, leads: str) -> Any:
+        """``Tokenizer.encode``'s common call as one C call (``toklane._bpe.front``): a text of at most
+        :data:`FRONT_MAX` characters holding none of ``leads`` (the characters added tokens start with;
+        "" where there are none) and, where the vocabulary normalises, without a character its form may
+        change, encoded here straight from ``Tokenizer.encode`` -- no Python frame between; anything
+        else is ``method(owner(), ...)``. Longer texts keep the Python path, where a faster engine may
+        take over once it pays (:mod:`.staged`)."""
+        flags = None if self._normalize is None else (_nfkc_flags if self._nfkc else _nfc_flags)
+        return _bpe.front(self._encoder, owner, method, leads, FRONT_MAX, flags)
+
     def _prepare(self, text: str) -> str:
         """The text in the vocabulary's normal form, by its reference's function (Python's NFC for the
         bundled Qwen vocabularies, HF ``tokenizers``' NFC or NFKC for a user's file), computed only on the
         spans around characters Python's tables say the form may change (Python's check of a whole text
-        costs ~25 ns per character of Indic text; this, ~1 ns and a few spans). Every other character is
+        is slow on Indic text; this is one compiled scan and a few spans). Every other character is
         one the form keeps, never joins to what precedes it and never reorders, so the text outside the
         spans stays as it is. HF's forms change nothing outside them either: its tables are older than
         Python's, and Unicode's stability rules keep the characters both know alike."""

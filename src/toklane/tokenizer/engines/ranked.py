@@ -45,6 +45,16 @@ class RankedBPEBackend:
         """``(id, bytes)`` of every ordinary token (the id is its rank)."""
         return self._engine.iter_token_bytes()
 
+    def front(self, owner: Any, method: Any) -> Any:
+        """``Tokenizer.encode``'s common call in C where the engine offers it (:meth:`.CompiledEngine.front`):
+        a text holding none of the characters the added tokens start with (a few) needs no scan for them;
+        else None."""
+        from .compiled import front_leads
+
+        make = getattr(self._engine, "front", None)
+        leads = "" if self._match_all is None else front_leads(self._match_all.strings)
+        return None if make is None or leads is None else make(owner, method, leads)
+
     # encode ------------------------------------------------------------------
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         added = self._match_atomic if split_special_tokens else self._match_all

@@ -199,6 +199,10 @@ class CountingBackend:
     def with_special_tokens(self, text: str) -> list[int]:
         return self.inner.with_special_tokens(text)
 
+    def front(self, owner: Any, method: Any) -> None:
+        """None: every encode call is counted here (the upgrade's own front serves once it is in)."""
+        return None
+
     def decode(self, ids: Sequence[int], skip_special_tokens: bool) -> str:
         return self.inner.decode(ids, skip_special_tokens)
 

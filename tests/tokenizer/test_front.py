@@ -1,0 +1,142 @@
+"""``Tokenizer.encode``'s common call in one C call (``toklane._bpe.front``): a short text with none of
+the added tokens' first characters straight into the engine -- the compiled encoder, or fastokens' own
+binding once it has taken over -- and every other call through the method. Property-tested: every
+call form gives what the method gives, on every bundled tokenizer that has a front, before and after
+the upgrade."""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import weakref
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toklane
+from toklane import Tokenizer
+from toklane.tokenizer.bundled import BUNDLED
+from toklane.tokenizer.bundled_loaders import load_bundled
+from toklane.tokenizer.engines import compiled, staged
+
+from ..profiles import examples
+from ..references import CORPUS
+
+pytestmark = pytest.mark.skipif(not compiled.NATIVE, reason="the front is part of toklane._bpe")
+
+RANKED = [row.name for row in BUNDLED if not row.name.startswith("mistral-v")]
+
+#: Pieces of the texts: added tokens and their first characters alone, NFC-sensitive characters
+#: (a combining accent, a Hangul jamo, a character NFC replaces), a lone surrogate, long runs.
+_PIECES = [
+    "hello",
+    " world",
+    "café",
+    "e\u0301",
+    "\u1100\u1161",
+    "\u212b",
+    "\ud800",
+    "<",
+    "<|",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<think>",
+    "<｜end▁of▁sentence｜>",
+    "｜",
+    "[INST]",
+    "[",
+    "</s>",
+    "<|eot_id|>",
+    "<|return|>",
+    "日本語",
+    "🙂",
+    "  \n\t",
+    "x" * 300,
+    "123456",
+]
+texts = st.lists(st.sampled_from(_PIECES) | st.text(max_size=8), max_size=12).map("".join)
+
+
+def _loaded(name: str, upgraded: bool) -> Tokenizer:
+    if name.startswith("mistral"):
+        pytest.importorskip("mistral_common")
+    tok = load_bundled(next(row for row in BUNDLED if row.name == name), ())
+    if upgraded:
+        pytest.importorskip("fastokens")
+        assert staged.upgrade_now(tok) and tok.engine == "fastokens", tok.engine_reason
+    return tok
+
+
+_TOKS: dict[tuple[str, bool], Tokenizer] = {}
+
+
+def _tok(name: str, upgraded: bool) -> Tokenizer:
+    if (name, upgraded) not in _TOKS:
+        _TOKS[name, upgraded] = _loaded(name, upgraded)
+    return _TOKS[name, upgraded]
+
+
+@pytest.mark.parametrize("upgraded", [False, True], ids=["compiled", "fastokens"])
+@pytest.mark.parametrize("name", RANKED)
+def test_every_call_is_the_methods(name: str, upgraded: bool) -> None:
+    tok = _tok(name, upgraded)
+    assert type(tok.encode).__name__ == "Front", "the front must be in place for this test to mean anything"
+
+    @settings(max_examples=examples(150), deadline=None)
+    @given(texts)
+    def check(text: str) -> None:
+        want = Tokenizer.encode(tok, text)
+        assert tok.encode(text) == want
+        assert tok.encode(text, add_special_tokens=False, split_special_tokens=False) == want
+        assert tok.encode(text, split_special_tokens=True) == Tokenizer.encode(tok, text, split_special_tokens=True)
+        assert tok.encode(text, True) == Tokenizer.encode(tok, text, True)
+        assert tok.encode(text, max_length=3) == Tokenizer.encode(tok, text, max_length=3)
+
+    check()
+
+
+@pytest.mark.parametrize("name", RANKED)
+def test_the_shared_tokenizers_have_it(name: str) -> None:
+    """What load_tokenizer gives has the front (so the exactness suites, which compare every bundled
+    tokenizer with its reference, read through it); the mixed corpus reads as through the method."""
+    if name.startswith("mistral"):
+        pytest.importorskip("mistral_common")
+    tok = toklane.load_tokenizer(name)
+    assert type(tok.encode).__name__ == "Front"
+    for text in CORPUS:
+        assert tok.encode(text) == Tokenizer.encode(tok, text)
+
+
+def test_it_reads_as_the_method_to_introspection() -> None:
+    tok = _tok("qwen3.6", False)
+    assert inspect.signature(tok.encode) == inspect.signature(Tokenizer.encode.__get__(tok))
+    assert tok.encode.__doc__ == Tokenizer.encode.__doc__ and tok.encode.__name__ == "encode"
+    with pytest.raises(TypeError, match="expects str"):
+        tok.encode(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        tok.encode()  # type: ignore[call-arg]
+
+
+def test_it_holds_its_tokenizer_weakly() -> None:
+    """No reference cycle: a tokenizer nobody holds is freed at once; its front, kept, says so."""
+    gc.collect()
+    gc.disable()
+    try:
+        tok = _loaded("llama3", False)
+        front, ref = tok.encode, weakref.ref(tok)
+        assert front("plain text") == Tokenizer.encode(tok, "plain text")
+        del tok
+        assert ref() is None
+    finally:
+        gc.enable()
+    with pytest.raises(ReferenceError):
+        front("<|eot_id|> goes to the method, whose tokenizer is gone")
+
+
+def test_upgrade_and_back_reinstall_it() -> None:
+    tok = _loaded("cl100k_base", False)
+    before = tok.encode
+    assert staged.upgrade_now(tok)
+    assert tok.encode is not before and type(tok.encode).__name__ == "Front"
+    assert tok.encode("x <|endoftext|>") == Tokenizer.encode(tok, "x <|endoftext|>")
