@@ -25,22 +25,11 @@ _TIMING = re.compile(
     r"|\b\d+\.\d+\s?(?:s|sec|seconds?)(?![\w/])"  # 0.44 s
 )
 
-# (file under src/toklane, substring of the flagged text): genuine configuration values, or figures in
-# files whose owner is still rewording them. Keep it short; each entry says why.
+# (file under src/toklane, substring of the flagged text): genuine configuration values. Keep it short;
+# each entry says why.
 _ALLOWED: list[tuple[str, str]] = [
     # The GIL switch interval the service sets, and Python's default it replaces: configuration.
     ("server/app.py", "Python's default is 5 ms"),
-    # Files others are editing; their timings are still to be reworded there.
-    ("parsing/schema.py", "costs ~50-110 µs"),  # TODO(lead): remove when fixed
-    ("parsing/schema.py", "(about 5 µs -> 1 µs"),  # TODO(lead): remove when fixed
-    ("tokenizer/core.py", "costs about 1 us per entry"),  # TODO(lead): remove when fixed
-    ("tokenizer/core.py", "(cl100k_base 0.1 s, qwen3.6 0.22 s)"),  # TODO(lead): remove when fixed
-    ("tokenizer/core.py", "2 ns): after about 20 ids"),  # TODO(lead): remove when fixed
-    ("tokenizer/core.py", "(0.1-0.25 s, shared with"),  # TODO(lead): remove when fixed
-    ("tokenizer/engines/compiled.py", "at ~1 ns a character)"),  # TODO(lead): remove when fixed
-    ("tokenizer/engines/compiled.py", "costs ~25-50 ns a character"),  # TODO(lead): remove when fixed
-    ("tokenizer/engines/compiled.py", "(~50 ms, once)"),  # TODO(lead): remove when fixed
-    ("tokenizer/engines/compiled.py", "costs ~25 ns per character"),  # TODO(lead): remove when fixed
 ]
 
 

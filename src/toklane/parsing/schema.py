@@ -211,7 +211,7 @@ def request_tools_schema(tools: Any) -> Any:
     """A request's ``tools`` as the engines hold them (vLLM's and SGLang's pydantic tool models, or
     dicts) as a ``tools_schema``, or None for none: the :class:`ToolsSchema` of the fields parsers read
     (each tool's ``type`` and its function's ``name`` and ``parameters``, taken as they are), which an
-    equal request finds by value. ``model_dump`` of a request's 4 tools costs ~50-110 µs, many times the
+    equal request finds by value. ``model_dump`` of a request's tools costs many times the
     rest of a parser's set-up; it is called only where those fields do not make a valid schema of plain
     values (its output then goes to the parser, which checks it -- a bad schema fails as it always did).
 
@@ -328,7 +328,7 @@ def _rank(present: frozenset[str]) -> tuple[str, ...]:
 
 def _check_schema(root: Any, root_path: Path) -> None:
     """Walk a JSON schema (iteratively: no recursion limit to hit), checking its keywords' shapes.
-    Paths are built as links and written out only for an error (about 5 µs -> 1 µs for a small tool).
+    Paths are built as links and written out only for an error (most of a small tool's check, before).
 
     A subschema that passes its own checks and holds no subschema keyword (a leaf: most property
     schemas, ``items`` and ``anyOf`` members) is checked where its parent finds it, never pushed; any
