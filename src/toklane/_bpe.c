@@ -16,9 +16,9 @@
  * packed_check(payload) -> what a ranks payload holds (layout, dense ranks, single bytes, lowest).
  * pack_ranks(ranks) -> a ranks dict as such a payload (toklane.tokenizer.image_cache.ranks_payload).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
- * front(encoder, owner, method, leads, max_length, flags) -> a callable that runs Tokenizer.encode's
- *   common call (a short str, no added token's first character) straight on the encoder, the rest
- *   through the method (see there).
+ * front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None) -> a
+ *   callable that runs Tokenizer.encode's common call (a short str) straight on the encoder, or on
+ *   fastokens' binding, the rest through the method (see there).
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * sp_tune(encoder, priorities, rules=None) -> a G_SENTENCEPIECE encoder made a SentencePiece-style BPE
  *   model's: a .model file's merges by score, or a tokenizer.json's merge rules (see there).
@@ -1966,51 +1966,78 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* ------------------------------------------------------------------------------- Front */
 
-/* front(encoder, owner, method, leads, max_length, flags) -> a callable that is Tokenizer.encode for
- * the common call, in one C call: f(text) (add_special_tokens / split_special_tokens given as False
- * change nothing) with text a str of at most max_length characters that holds none of leads (the
- * characters added tokens start with, at most FRONT_LEADS; "" where there are none) and, where the vocabulary normalises
- * (flags: a function that returns its nfc_spans table, called on the first text that is not ASCII;
- * None where it does not normalise), no character the form may change: its ids straight from the
- * encoder. Any other call -- and a text the encoder declines -- is method(owner, ...) (owner: a weak
- * reference to the tokenizer, so the tokenizer that holds this callable frees as before).
- * front(None, owner, method, leads, max_length, flags, foreign): the same over another engine's binding:
- * foreign(text).ids where leads are given (fastokens' encode_ordinary: the text holds no added token),
- * else foreign(text, False, False).ids (its encode, which matches added tokens itself); where it raises,
- * the call goes to method (which recovers), an interrupt excepted. */
+/* front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None) -> a
+ * callable that is Tokenizer.encode for the common call, in one C call: f(text), or with the options
+ * add_special_tokens=False and split_special_tokens=True/False, text a str of at most max_length
+ * characters. An added token can only start at one of leads (the characters the added tokens start
+ * with, at most FRONT_LEADS; split_leads: those of the tokens still matched under split_special_tokens;
+ * None: more than that). Where the vocabulary normalises (flags: a function that returns its nfc_spans
+ * table, called on the first text that is not ASCII; None where it does not), text must hold no
+ * character the form may change.
+ * - On the compiled encoder (encoder given): a text holding none of the leads gets its ids straight from
+ *   the encoder.
+ * - On another engine's binding (encoder None; fastokens' Tokenizer): ordinary(text).ids where the text
+ *   holds none of the leads (its encode_ordinary), else full(text, False, split).ids (its encode, which
+ *   matches added tokens itself). What it raises sends the call to method (which recovers), an
+ *   interrupt excepted.
+ * Any other call, and a text the encoder declines, is method(owner, ...) (owner: a weak reference to
+ * the tokenizer, so the tokenizer that holds this callable frees as before). */
 #define FRONT_LEADS 4
+typedef struct {
+    Py_UCS4 chars[FRONT_LEADS];
+    int n; /* -1: more than FRONT_LEADS (an added token may start anywhere) */
+} Leads;
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *encoder;  /* the capsule, held */
-    Encoder *e;
-    PyObject *owner;    /* weakref to the tokenizer */
-    PyObject *method;   /* Tokenizer.encode, unbound */
-    Py_UCS4 leads[FRONT_LEADS];
-    int n_leads;
+    PyObject *encoder; /* the capsule (held), or None */
+    Encoder *e;        /* NULL over another engine */
+    PyObject *owner;   /* weakref to the tokenizer */
+    PyObject *method;  /* Tokenizer.encode, unbound */
+    Leads leads[2];    /* [split_special_tokens] */
     Py_ssize_t max_length;
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
-    PyObject *foreign;  /* another engine's encode (then encoder is NULL), or NULL */
+    PyObject *ordinary; /* another engine's encode_ordinary and encode, or NULL */
+    PyObject *full;
 } Front;
 
-/* The option keywords the fast path takes, when given False. */
+static PyObject *ids_name; /* "ids", interned */
+
+/* split_special_tokens (0 or 1) where the call's keywords are ones the fast path takes (add_special_tokens
+ * False, split_special_tokens True or False), else -1. */
 static int
-plain_options(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+front_split(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    int split = 0;
     if (kwnames == NULL)
-        return 1;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
-        if (args[nargs + k] != Py_False)
-            return 0;
-        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
-        if (!PyUnicode_CompareWithASCIIString(name, "add_special_tokens"))
-            continue;
-        if (!PyUnicode_CompareWithASCIIString(name, "split_special_tokens"))
-            continue;
         return 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k), *value = args[nargs + k];
+        if (!PyUnicode_CompareWithASCIIString(name, "add_special_tokens") && value == Py_False)
+            continue;
+        if (!PyUnicode_CompareWithASCIIString(name, "split_special_tokens") && (value == Py_False || value == Py_True)) {
+            split = value == Py_True;
+            continue;
+        }
+        return -1;
     }
-    return 1;
+    return split;
+}
+
+/* 1 where text holds one of leads, 0 where not, -1 with an exception. */
+static int
+holds_lead(const Leads *leads, PyObject *text, Py_ssize_t n)
+{
+    if (leads->n < 0)
+        return 1;
+    for (int k = 0; k < leads->n; k++) {
+        Py_ssize_t at = PyUnicode_FindChar(text, leads->chars[k], 0, n, 1);
+        if (at != -1)
+            return at == -2 ? -1 : 1;
+    }
+    return 0;
 }
 
 /* Whether flags (one byte per code point) marks no character of text. */
@@ -2024,6 +2051,30 @@ unflagged(const uint8_t *flags, PyObject *text)
         if (flags[PyUnicode_READ(kind, data, i)])
             return 0;
     return 1;
+}
+
+/* 1 where the vocabulary's form leaves text as it is (or it has none), 0 where it may not, -1 with an
+ * exception (the flags read on first need). */
+static int
+front_stable(Front *f, PyObject *text)
+{
+    if (f->flags_of == NULL || PyUnicode_IS_ASCII(text))
+        return 1;
+    if (f->flags == NULL) {
+        PyObject *flags = PyObject_CallNoArgs(f->flags_of);
+        if (flags == NULL)
+            return -1;
+        if (!PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) != N_CODEPOINTS) {
+            Py_DECREF(flags);
+            PyErr_SetString(PyExc_TypeError, "front: flags() must return bytes of 0x110000");
+            return -1;
+        }
+        if (f->flags == NULL) /* (another thread may have read them meanwhile) */
+            f->flags = flags;
+        else
+            Py_DECREF(flags);
+    }
+    return unflagged((const uint8_t *)PyBytes_AS_STRING(f->flags), text);
 }
 
 static PyObject *
@@ -2052,54 +2103,44 @@ front_fallback(Front *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
     return result;
 }
 
-static PyObject *ids_name; /* "ids", interned */
+/* The ids of text from another engine's binding (held: 0 or 1, whether it holds a lead), or NULL: with an
+ * exception to raise, or with none where the method should take the call. */
+static PyObject *
+front_foreign(Front *f, PyObject *text, int held, int split)
+{
+    PyObject *call[3] = {text, Py_False, split ? Py_True : Py_False};
+    PyObject *encoding = held ? PyObject_Vectorcall(f->full, call, 3, NULL) : PyObject_Vectorcall(f->ordinary, call, 1, NULL);
+    PyObject *ids = encoding != NULL ? PyObject_GetAttr(encoding, ids_name) : NULL;
+    Py_XDECREF(encoding);
+    if (ids == NULL && !PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) && !PyErr_ExceptionMatches(PyExc_SystemExit))
+        PyErr_Clear(); /* (the method's own path recovers from what the engine raised) */
+    return ids;
+}
 
 static PyObject *
 front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Front *f = (Front *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs == 1 && PyUnicode_CheckExact(args[0]) && plain_options(args, nargs, kwnames)) {
+    int split = nargs == 1 && PyUnicode_CheckExact(args[0]) ? front_split(args, nargs, kwnames) : -1;
+    if (split >= 0) {
         PyObject *text = args[0];
 #if PY_VERSION_HEX < 0x030C0000
         if (PyUnicode_READY(text) < 0)
             return NULL;
 #endif
         Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-        if (n <= f->max_length) {
-            Py_ssize_t at = -1;
-            for (int k = 0; k < f->n_leads && at == -1; k++)
-                at = PyUnicode_FindChar(text, f->leads[k], 0, n, 1);
-            if (at == -2)
-                return NULL;
-            if (at == -1 && f->flags_of != NULL && !PyUnicode_IS_ASCII(text) && f->flags == NULL) {
-                PyObject *flags = PyObject_CallNoArgs(f->flags_of);
-                if (flags == NULL)
-                    return NULL;
-                if (!PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) != N_CODEPOINTS) {
-                    Py_DECREF(flags);
-                    PyErr_SetString(PyExc_TypeError, "front: flags() must return bytes of 0x110000");
-                    return NULL;
-                }
-                if (f->flags == NULL) /* (another thread may have read them meanwhile) */
-                    f->flags = flags;
-                else
-                    Py_DECREF(flags);
+        int held = n <= f->max_length ? holds_lead(&f->leads[split], text, n) : 1;
+        int stable = n <= f->max_length ? front_stable(f, text) : 0;
+        if (held < 0 || stable < 0)
+            return NULL;
+        if (stable && n <= f->max_length) {
+            if (f->e == NULL) {
+                PyObject *ids = front_foreign(f, text, held, split);
+                if (ids != NULL || PyErr_Occurred())
+                    return ids;
             }
-            if (at == -1 && (f->flags_of == NULL || PyUnicode_IS_ASCII(text) ||
-                             unflagged((const uint8_t *)PyBytes_AS_STRING(f->flags), text))) {
-                if (f->foreign != NULL) {
-                    PyObject *call[3] = {text, Py_False, Py_False};
-                    PyObject *encoding = PyObject_Vectorcall(f->foreign, call, f->n_leads ? 1 : 3, NULL);
-                    PyObject *ids = encoding != NULL ? PyObject_GetAttr(encoding, ids_name) : NULL;
-                    Py_XDECREF(encoding);
-                    if (ids != NULL)
-                        return ids;
-                    if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) || PyErr_ExceptionMatches(PyExc_SystemExit))
-                        return NULL;
-                    PyErr_Clear(); /* (the method's own path recovers from what the engine raised) */
-                    return front_fallback(f, args, nargsf, kwnames);
-                }
+            else if (!held) {
                 PyObject *ids = encode_object(f->e, text, AS_LIST);
                 if (ids != Py_None)
                     return ids;
@@ -2119,7 +2160,8 @@ front_dealloc(PyObject *self)
     Py_XDECREF(f->method);
     Py_XDECREF(f->flags);
     Py_XDECREF(f->flags_of);
-    Py_XDECREF(f->foreign);
+    Py_XDECREF(f->ordinary);
+    Py_XDECREF(f->full);
     PyObject_Free(self);
 }
 
@@ -2161,24 +2203,46 @@ static PyTypeObject FrontType = {
     .tp_getset = front_getset,
 };
 
+/* leads (a str of at most FRONT_LEADS characters, or None: more) into *out; 0, or -1 with TypeError. */
+static int
+leads_of(PyObject *leads, Leads *out)
+{
+    if (leads == Py_None) {
+        out->n = -1;
+        return 0;
+    }
+    if (!PyUnicode_Check(leads) || PyUnicode_GET_LENGTH(leads) > FRONT_LEADS) {
+        PyErr_SetString(PyExc_TypeError, "front: leads must be a str of at most 4 characters, or None");
+        return -1;
+    }
+    out->n = (int)PyUnicode_GET_LENGTH(leads);
+    for (int k = 0; k < out->n; k++)
+        out->chars[k] = PyUnicode_READ_CHAR(leads, k);
+    return 0;
+}
+
 static PyObject *
 bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *foreign = nargs == 7 && args[6] != Py_None ? args[6] : NULL;
-    if (nargs < 6 || nargs > 7 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
-        !PyUnicode_Check(args[3]) || PyUnicode_GET_LENGTH(args[3]) > FRONT_LEADS ||
-        (args[5] != Py_None && !PyCallable_Check(args[5])) || (foreign != NULL && !PyCallable_Check(foreign)) ||
-        (foreign != NULL) != (args[0] == Py_None)) {
-        PyErr_SetString(PyExc_TypeError, "front(encoder, owner: weakref, method, leads: str of at most 4 characters, "
-                                         "max_length: int, flags: a function returning bytes of 0x110000 | None, "
-                                         "foreign=None): an encoder, or None and foreign");
+    PyObject *ordinary = nargs > 7 && args[7] != Py_None ? args[7] : NULL;
+    PyObject *full = nargs > 8 && args[8] != Py_None ? args[8] : NULL;
+    if (nargs < 7 || nargs > 9 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
+        (args[6] != Py_None && !PyCallable_Check(args[6])) || (ordinary != NULL && !PyCallable_Check(ordinary)) ||
+        (full != NULL && !PyCallable_Check(full)) || (ordinary != NULL) != (full != NULL) ||
+        (ordinary != NULL) != (args[0] == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "front(encoder, owner: weakref, method, leads, split_leads, max_length: int, "
+                                         "flags: a function returning bytes of 0x110000 | None, ordinary=None, "
+                                         "full=None): an encoder, or None and both of ordinary and full");
         return NULL;
     }
+    Leads leads[2];
+    if (leads_of(args[3], &leads[0]) < 0 || leads_of(args[4], &leads[1]) < 0)
+        return NULL;
     if (ids_name == NULL && (ids_name = PyUnicode_InternFromString("ids")) == NULL)
         return NULL;
-    Encoder *e = foreign != NULL ? NULL : PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
-    Py_ssize_t max_length = PyLong_AsSsize_t(args[4]);
-    if ((e == NULL && foreign == NULL) || (max_length == -1 && PyErr_Occurred()))
+    Encoder *e = ordinary != NULL ? NULL : PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    Py_ssize_t max_length = PyLong_AsSsize_t(args[5]);
+    if ((e == NULL && ordinary == NULL) || (max_length == -1 && PyErr_Occurred()))
         return NULL;
     if (PyType_Ready(&FrontType) < 0)
         return NULL;
@@ -2190,13 +2254,13 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->e = e;
     f->owner = Py_NewRef(args[1]);
     f->method = Py_NewRef(args[2]);
-    f->n_leads = (int)PyUnicode_GET_LENGTH(args[3]);
-    for (int k = 0; k < f->n_leads; k++)
-        f->leads[k] = PyUnicode_READ_CHAR(args[3], k);
+    f->leads[0] = leads[0];
+    f->leads[1] = leads[1];
     f->max_length = max_length;
     f->flags = NULL;
-    f->flags_of = args[5] == Py_None ? NULL : Py_NewRef(args[5]);
-    f->foreign = foreign != NULL ? Py_NewRef(foreign) : NULL;
+    f->flags_of = args[6] == Py_None ? NULL : Py_NewRef(args[6]);
+    f->ordinary = ordinary != NULL ? Py_NewRef(ordinary) : NULL;
+    f->full = full != NULL ? Py_NewRef(full) : NULL;
     return (PyObject *)f;
 }
 
@@ -2815,7 +2879,8 @@ static PyMethodDef bpe_methods[] = {
      "encode(encoder, text, mode) -> list of ids (mode 0), their number (1), bytes of uint32 ids (2), "
      "or None to decline the text"},
     {"front", (PyCFunction)(void (*)(void))bpe_front, METH_FASTCALL,
-     "front(encoder, owner, method, leads, max_length, flags) -> Tokenizer.encode's common call in C (see there)"},
+     "front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None) -> "
+     "Tokenizer.encode's common call in C (see there)"},
     {"join_ids", (PyCFunction)(void (*)(void))bpe_join_ids, METH_FASTCALL,
      "join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of uint32 ids)"},
     {NULL, NULL, 0, NULL},

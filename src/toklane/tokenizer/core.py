@@ -126,8 +126,10 @@ class Tokenizer:
         :meth:`.FastokensBackend.front`): an attribute of this object that shadows the method (which
         it calls for every other call). The method alone otherwise."""
         self.__dict__.pop("encode", None)
-        make = getattr(self._backend, "front", None)
-        fast = make(weakref.ref(self), Tokenizer.encode) if make is not None else None
+        backend = self._backend
+        # (looked up on the class: a backend's __getattr__ may build what it keeps for first need)
+        make = getattr(type(backend), "front", None)
+        fast = make(backend, weakref.ref(self), Tokenizer.encode) if make is not None else None
         if fast is not None:
             self.encode = fast  # type: ignore[method-assign]
 

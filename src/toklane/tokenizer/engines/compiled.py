@@ -266,15 +266,16 @@ class CompiledEngine:
         self._normalize = reference._normalize
         self._nfkc = getattr(self._normalize, "form", "NFC") == "NFKC"
 
-    def front(self, owner: Any, method: Any, leads: str) -> Any:
+    def front(self, owner: Any, method: Any, leads: str | None, split_leads: str | None) -> Any:
         """``Tokenizer.encode``'s common call as one C call (``toklane._bpe.front``): a text of at most
         :data:`FRONT_MAX` characters holding none of ``leads`` (the characters added tokens start with;
-        "" where there are none) and, where the vocabulary normalises, without a character its form may
-        change, encoded here straight from ``Tokenizer.encode`` -- no Python frame between; anything
-        else is ``method(owner(), ...)``. Longer texts keep the Python path, where a faster engine may
-        take over once it pays (:mod:`.staged`)."""
+        ``split_leads``: those matched under ``split_special_tokens``; "" where there are none, None where
+        there are too many to look for) and, where the vocabulary normalises, no character its form may
+        change, encoded here straight from ``Tokenizer.encode`` -- no Python frame between; anything else
+        is ``method(owner(), ...)``. Longer texts keep the Python path, where a faster engine may take
+        over once it pays (:mod:`.staged`)."""
         flags = None if self._normalize is None else (_nfkc_flags if self._nfkc else _nfc_flags)
-        return _bpe.front(self._encoder, owner, method, leads, FRONT_MAX, flags)
+        return _bpe.front(self._encoder, owner, method, leads, split_leads, FRONT_MAX, flags)
 
     def _prepare(self, text: str) -> str:
         """The text in the vocabulary's normal form, by its reference's function (Python's NFC for the

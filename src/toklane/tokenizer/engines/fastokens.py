@@ -269,10 +269,12 @@ class FastokensBackend:
 
     # encode ------------------------------------------------------------------
     def front(self, owner: Any, method: Any) -> Any:
-        """``Tokenizer.encode``'s common call as one C call into fastokens' own binding (``toklane._bpe.front``
-        with ``foreign``: a short text's ids straight from ``fastokens.Tokenizer``, NFC-stable text
-        only where the family normalises; what it raises goes to ``method``, which recovers); None where
-        the compiled module is not built or texts are checked another way (``stable``)."""
+        """``Tokenizer.encode``'s common call as one C call into fastokens' own binding (``toklane._bpe.front``):
+        a short text's ids straight from its ``encode_ordinary`` where the text holds none of the
+        characters the added tokens start with (those matched under ``split_special_tokens`` for such a
+        call), else from its ``encode``, which matches them; NFC-stable text only where the family
+        normalises. What fastokens raises goes to ``method``, which recovers. None where the compiled
+        module is not built or texts are checked another way (``stable``)."""
         from .compiled import FRONT_MAX, NATIVE, _nfc_flags, front_leads
 
         if not NATIVE or (self._stable is not None and self._stable is not is_nfc):
@@ -280,12 +282,10 @@ class FastokensBackend:
         from ... import _bpe  # type: ignore[attr-defined]
 
         flags = _nfc_flags if self._stable is is_nfc else None
-        # A text holding none of the added tokens' first characters (when they are few) holds no added
-        # token: fastokens' encode_ordinary then, which does not look for them.
         leads = front_leads(t.content for t in self.added_tokens)
-        if leads and hasattr(self._tok, "encode_ordinary"):
-            return _bpe.front(None, owner, method, leads, FRONT_MAX, flags, self._tok.encode_ordinary)
-        return _bpe.front(None, owner, method, "", FRONT_MAX, flags, self._tok.encode)
+        split_leads = front_leads(t.content for t in self.added_tokens if not t.special)
+        tok = self._tok
+        return _bpe.front(None, owner, method, leads, split_leads, FRONT_MAX, flags, tok.encode_ordinary, tok.encode)
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         # (no closure here: one would make its variables cells, a measurable cost on a short encode)

@@ -47,13 +47,16 @@ class RankedBPEBackend:
 
     def front(self, owner: Any, method: Any) -> Any:
         """``Tokenizer.encode``'s common call in C where the engine offers it (:meth:`.CompiledEngine.front`):
-        a text holding none of the characters the added tokens start with (a few) needs no scan for them;
-        else None."""
+        a text holding none of the characters the added tokens start with needs no scan for them (those
+        matched under ``split_special_tokens`` too, where they are few); else None."""
         from .compiled import front_leads
 
         make = getattr(self._engine, "front", None)
         leads = "" if self._match_all is None else front_leads(self._match_all.strings)
-        return None if make is None or leads is None else make(owner, method, leads)
+        split_leads = "" if self._match_atomic is None else front_leads(self._match_atomic.strings)
+        return (
+            None if make is None or (leads is None and split_leads is None) else make(owner, method, leads, split_leads)
+        )
 
     # encode ------------------------------------------------------------------
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
