@@ -155,7 +155,7 @@ def test_plain_shape_read_without_the_machine_equals_streaming(case: tuple[str, 
 )
 def test_stripping_a_span_with_one_copy_equals_slicing_then_stripping(parts: list[tuple[str, int]], cut: Any) -> None:
     from toklane.parsing.block import WS
-    from toklane.parsing.engine import _stripped
+    from toklane.parsing.machine import _stripped
 
     text = "".join(p * n for p, n in parts)
     start, end = sorted(min(c, len(text)) for c in cut)

@@ -1,4 +1,4 @@
-"""Streaming reasoning and tool-call parsers on one token-aware engine.
+"""Streaming reasoning and tool-call parsers on one token-aware machine.
 
 >>> import toklane
 >>> tok = toklane.load_tokenizer("qwen3.6")
@@ -20,7 +20,7 @@ from .api import (
     tool_format,
     tool_formats,
 )
-from .engine import StreamParser
+from .machine import StreamParser
 from .types import Delta, ParseResult, ToolCall, ToolCallDelta
 
 __all__ = [

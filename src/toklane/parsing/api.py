@@ -10,8 +10,8 @@ from typing import Any
 from ..errors import InvalidTokenIdError, UnknownFormatError, nearest_names, spelling
 from ..tokenizer import Tokenizer, load_tokenizer
 from .cache import PROTOTYPES, TABLES, keep_prototype, tables_for
-from .engine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .formats import format_modules
+from .machine import UNKNOWN_TOOLS, StreamParser, ThinkToolsParser
 from .schema import ToolsSchema, validate_tools_schema
 from .spec import REASONING_CUT, ReasoningFormat, ToolFormat
 from .tables import Tables

@@ -1,11 +1,11 @@
-"""The block interface: what the engine and every body grammar share.
+"""The block interface: what the machine and every body grammar share.
 
 A *block* starts at a marker of the format (``<tool_call>``,
 ``[TOOL_CALLS]``, ``<｜tool▁calls▁begin｜>`` ...) or at the format's anchor
 character; its :class:`Body` reads text and markers until the block ends,
 reporting each call to the parser (:meth:`call_open`, :meth:`call_name`,
 :meth:`call_args`, :meth:`call_done`). This module holds the body interface,
-the block states and the parser's call-sink protocol; the engine and the
+the block states and the parser's call-sink protocol; the machine and the
 grammars in :mod:`toklane.parsing.bodies` both import it, neither imports
 the other.
 
@@ -37,7 +37,7 @@ OPEN, ENDED, FAILED = 0, 1, 2
 
 
 class Sink(Protocol):
-    """What a body reports calls to: the parser (:class:`toklane.parsing.engine.StreamParser`)."""
+    """What a body reports calls to: the parser (:class:`toklane.parsing.machine.StreamParser`)."""
 
     def call_open(self) -> None: ...
     def call_name(self, name: str, call_id: str | None = None) -> None: ...

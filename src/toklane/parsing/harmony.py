@@ -48,8 +48,8 @@ from typing import Any, ClassVar
 
 from .block import NON_WS, WS, first_non_ws
 from .bodies import JsonArgs
-from .engine import StreamParser
 from .jsonscan import DONE, ERROR, value_end
+from .machine import StreamParser
 from .tables import Marker
 from .types import Delta, ParseResult, ToolCall
 
@@ -154,7 +154,7 @@ class HarmonyParser(StreamParser):
         super()._setup(*args, **kwargs)
         # The prompt usually ends inside the assistant's header; a body with no header is analysis
         # (reasoning) unless thinking=False.
-        self._implicit = _BODY_R if self._mode == 1 else _BODY_C  # 1: the engine's REASONING mode
+        self._implicit = _BODY_R if self._mode == 1 else _BODY_C  # 1: the machine's REASONING mode
         self._mode = _PENDING
 
     # ------------------------------------------------------------------ whole outputs

@@ -9,7 +9,7 @@ at once) go through a byte automaton for text markers and through an incremental
 text. Special tokens that are no marker are dropped (what ``decode(skip_special_tokens=True)``
 does). Given ids and text, the ids decide: the text is rebuilt from the ids' cached bytes.
 
-:class:`Lexer` is the lexing half of :class:`~toklane.parsing.engine.StreamParser`: it reads
+:class:`Lexer` is the lexing half of :class:`~toklane.parsing.machine.StreamParser`: it reads
 ``self._tables`` and calls the machine's hooks, ``self._text(s)`` and ``self._marker(k)`` (``k``:
 the marker's index in the tables).
 """

@@ -39,8 +39,8 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from .block import FAILED, OPEN, WS, first_non_ws
-from .engine import REASONING as _INSIDE_REASONING
-from .engine import StreamParser
+from .machine import REASONING as _INSIDE_REASONING
+from .machine import StreamParser
 from .tables import Marker
 
 #: Body kinds a header routes to.

@@ -115,7 +115,7 @@ class ToolsSchema:
         self._image = image
         self._len = count
         self._tools: list[Any] | None = None
-        self._index: dict[str, dict[str, Any]] | None = None  # filled by the parsers (engine._schema_index)
+        self._index: dict[str, dict[str, Any]] | None = None  # filled by the parsers (machine._schema_index)
 
     @property
     def tools(self) -> list[Any]:

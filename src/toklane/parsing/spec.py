@@ -6,7 +6,7 @@ whether they are added tokens. A
 tool format names its markers, which of them open a
 tool-call block, an optional *anchor* (characters that open a block when one
 is the first character of the content, as ``{`` for Llama-3 JSON calls), and
-the body grammar that reads the inside of a block -- one of the engine's
+the body grammar that reads the inside of a block -- one of the machine's
 bodies (:mod:`toklane.parsing.bodies`) configured with a few fields.
 """
 
@@ -76,7 +76,7 @@ class ReasoningFormat:
     the closer of an earlier turn); ``"always"``: one outside reasoning is
     never content (Magistral's ``[/THINK]``, a control token).
 
-    ``machine``: a :class:`~toklane.parsing.engine.StreamParser` subclass that
+    ``machine``: a :class:`~toklane.parsing.machine.StreamParser` subclass that
     reads the family's output instead (gpt-oss's Harmony,
     :mod:`toklane.parsing.harmony`; message formats: Muse, Beam, Inkling,
     :mod:`toklane.parsing.messages`); its ``MARKERS`` are the format's markers,
