@@ -34,6 +34,7 @@ import base64
 import itertools
 import os
 import re
+import sys
 import tempfile
 import types
 from collections.abc import Callable, Iterable, Sequence
@@ -270,12 +271,13 @@ class FastokensBackend:
     # encode ------------------------------------------------------------------
     def front(self, owner: Any, method: Any) -> Any:
         """``Tokenizer.encode``'s common call as one C call into fastokens' own binding (``toklane._bpe.front``):
-        a short text's ids straight from its ``encode_ordinary`` where the text holds none of the
-        characters the added tokens start with (those matched under ``split_special_tokens`` for such a
-        call), else from its ``encode``, which matches them; NFC-stable text only where the family
-        normalises. What fastokens raises goes to ``method``, which recovers. None where the compiled
-        module is not built or texts are checked another way (``stable``)."""
-        from .compiled import FRONT_MAX, NATIVE, _nfc_flags, front_leads
+        a text's ids (of any length :meth:`encode` gives fastokens in one call) straight from its
+        ``encode_ordinary`` where the text holds none of the characters the added tokens start with
+        (those matched under ``split_special_tokens`` for such a call), else from its ``encode``, which
+        matches them; NFC-stable text only where the family normalises. What fastokens raises goes to
+        ``method``, which recovers. None where the compiled module is not built or texts are checked
+        another way (``stable``)."""
+        from .compiled import NATIVE, _nfc_flags, front_leads
 
         if not NATIVE or (self._stable is not None and self._stable is not is_nfc):
             return None
@@ -285,7 +287,9 @@ class FastokensBackend:
         leads = front_leads(t.content for t in self.added_tokens)
         split_leads = front_leads(t.content for t in self.added_tokens if not t.special)
         tok = self._tok
-        return _bpe.front(None, owner, method, leads, split_leads, FRONT_MAX, flags, tok.encode_ordinary, tok.encode)
+        # (what encode sends to fastokens in one call: below PARALLEL_MIN where a long text may be cut)
+        longest = PARALLEL_MIN - 1 if self._cut else sys.maxsize
+        return _bpe.front(None, owner, method, leads, split_leads, longest, flags, tok.encode_ordinary, tok.encode)
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         # (no closure here: one would make its variables cells, a measurable cost on a short encode)
