@@ -2888,7 +2888,8 @@ static PyMethodDef bpe_methods[] = {
 
 static PyModuleDef_Slot bpe_slots[] = {
 #if PY_VERSION_HEX >= 0x030C0000
-    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+    /* (not a GIL of their own: FrontType is a static type, which interpreters can share only under one GIL) */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
 #endif
     {0, NULL},
 };
