@@ -1,8 +1,9 @@
 """Each load builds exactly one engine (issue 34): the engine the chooser plans, and no reference beside
-it -- tiktoken behind the compiled encoder and the sentencepiece library behind a .model file's merges
-are built on first need, not at load. The one exception is where the data is read, once per cache:
+it -- tiktoken behind the compiled encoder is built on first need, not at load. Two named exceptions:
 quicktok's vocabularies are read through quicktok's own tokenizer (its data files have no published
-format) until their ranks are in the disk cache."""
+format) until their ranks are in the disk cache; a .model file's sentencepiece library is built beside
+its compiled merges, as the file's last check (its own parse refuses mutated files toklane's reader
+accepts) and its decoder."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from toklane.tokenizer.bundled import BUNDLED, QuicktokVocabulary
+from toklane.tokenizer.bundled import BUNDLED, QuicktokVocabulary, SentencePieceFile
 from toklane.tokenizer.bundled_loaders import load_bundled
 from toklane.tokenizer.engines import compiled
 from toklane.tokenizer.engines.tiktoken import TiktokenEngine
@@ -62,9 +63,13 @@ def test_a_bundled_load_builds_one_engine(row: Any, monkeypatch: pytest.MonkeyPa
     first = _builds(row, monkeypatch)  # (the cache empty: the data read from its package)
     if isinstance(row.source, QuicktokVocabulary):
         assert first.pop("quicktok") == 1, first
+    if isinstance(row.source, SentencePieceFile):
+        assert first.pop("sentencepiece") == 1, first
     assert sum(first.values()) == 1, first
     for _ in range(2):  # (the cache holds the data's image, then the encoder's too)
         built = _builds(row, monkeypatch)
+        if isinstance(row.source, SentencePieceFile):
+            assert built.pop("sentencepiece") == 1, built
         assert sum(built.values()) == 1, built
         if row.engine == "compiled":
             assert built == {"compiled encoder": 1}

@@ -41,17 +41,17 @@ def available() -> bool:
 
 class SentencePieceBackend:
     """A private ``sentencepiece.SentencePieceProcessor`` over a checked model, and the model's merges
-    on the compiled encoder where given (``merges``: then ``engine`` is ``compiled``, and the library is
-    built on first need -- the first decode, or a text the encoder declines -- so a load builds one
-    engine). ``source``: the file, named by a load error."""
+    on the compiled encoder where given (``merges``: then ``engine`` is ``compiled``). The library is
+    built at load even then: it decodes, and its own parse of the file is the last check a file passes
+    (a mutated model toklane's reader accepts can still fail it: ``tests/tokenizer/test_sentencepiece.py``),
+    so a bad file fails at load, never on a first decode. ``source``: the file, named by a load error."""
 
     def __init__(self, model: SentencePieceModel, merges: SentencePieceMerges | None = None, source: str = ""):
         self._data = model.data
         self._source = source or "a SentencePiece model"
         self._library: Any = None
         self._library_lock = threading.Lock()
-        if merges is None:
-            self._library = self._build_library()
+        self._library = self._build_library()
         self._merges = merges
         self.engine = "compiled" if merges is not None else "sentencepiece"
         self._pieces = model.pieces
