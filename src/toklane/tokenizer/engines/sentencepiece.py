@@ -20,7 +20,6 @@ The file is checked before the library reads it (:func:`toklane.tokenizer.files.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,11 +46,13 @@ class SentencePieceBackend:
     so a bad file fails at load, never on a first decode. ``source``: the file, named by a load error."""
 
     def __init__(self, model: SentencePieceModel, merges: SentencePieceMerges | None = None, source: str = ""):
-        self._data = model.data
-        self._source = source or "a SentencePiece model"
-        self._library: Any = None
-        self._library_lock = threading.Lock()
-        self._library = self._build_library()
+        import sentencepiece
+
+        self._sp = build_engine(
+            source or "a SentencePiece model",
+            "not a valid SentencePiece model: loading it",
+            lambda: sentencepiece.SentencePieceProcessor(model_proto=model.data),
+        )
         self._merges = merges
         self.engine = "compiled" if merges is not None else "sentencepiece"
         self._pieces = model.pieces
@@ -71,26 +72,6 @@ class SentencePieceBackend:
         self._id_of = {model.pieces[k]: k for k in special}
         self._match = _literals(self._id_of)
         self.threads = cpu_count()
-
-    def _build_library(self) -> Any:
-        import sentencepiece
-
-        return build_engine(
-            self._source,
-            "not a valid SentencePiece model: loading it",
-            lambda: sentencepiece.SentencePieceProcessor(model_proto=self._data),
-        )
-
-    @property
-    def _sp(self) -> Any:
-        """The library over the model (built here the first time where the merges run the encoding)."""
-        library = self._library
-        if library is None:
-            with self._library_lock:
-                library = self._library
-                if library is None:
-                    library = self._library = self._build_library()
-        return library
 
     # encode ------------------------------------------------------------------
     def _sp_encode(self, text: str) -> Any:
