@@ -319,7 +319,7 @@ def _content_key(text: str) -> str:
 def _bytes_key(data: bytes) -> str:
     """What keys the images derived from a file's bytes (:func:`_content_key`)."""
     digest = hashlib.blake2b(data, digest_size=32).hexdigest()
-    return f"toklane {_version()} checks {_CONTENT_CHECKS} blake2b {digest}"
+    return f"toklane {__version__} checks {_CONTENT_CHECKS} blake2b {digest}"
 
 
 def _model_key(model: Any) -> str:
@@ -327,16 +327,12 @@ def _model_key(model: Any) -> str:
     its marshal image (version 2: no back-references, so the same model gives the same bytes in any
     process) and the toklane release that checked it (a cost in proportion to the vocabulary)."""
     digest = hashlib.blake2b(marshal.dumps(model, 2), digest_size=32).hexdigest()
-    return f"toklane {_version()} checks {_CONTENT_CHECKS} model blake2b {digest}"
+    return f"toklane {__version__} checks {_CONTENT_CHECKS} model blake2b {digest}"
 
 
 # Bumped when the checks a user's file passes before its images are kept change (2: irregular tokens;
 # 3: the families' single splits on the compiled encoder, and files on tokenizers remembered too).
 _CONTENT_CHECKS = 3
-
-
-def _version() -> str:
-    return __version__
 
 
 def seen_tokenizer_json(name: str, text: str, source: str) -> Tokenizer | None:
