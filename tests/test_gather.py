@@ -4,6 +4,7 @@ against a plain per-id reference, on the bundled tokenizers' real byte tables.""
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import subprocess
 import sys
@@ -255,3 +256,58 @@ def test_id_list_refuses_what_is_no_uint32_buffer() -> None:
         id_list(cache, [one, two.astype(np.int64)])
     with pytest.raises(ValueError, match="size"):
         ints(-1)
+
+
+def _flat_reference(lengths: list[int], ids: list[int]) -> tuple[bytes, bytes, list[list[int]]]:
+    """A flat batch encoding as fastokens' ``encode_batch_flat`` lays it out (little-endian uint32 ids,
+    little-endian uint64 offsets, one more than the texts), and the lists it stands for."""
+    at = [0]
+    for n in lengths:
+        at.append(at[-1] + n)
+    ids = (ids * (at[-1] // max(len(ids), 1) + 1))[: at[-1]] if ids else [0] * at[-1]
+    lists = [ids[a:b] for a, b in itertools.pairwise(at)]
+    return np.array(ids, dtype="<u4").tobytes(), np.array(at, dtype="<u8").tobytes(), lists
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 40), max_size=12),
+    ids=st.lists(st.integers(0, 2**32 - 1) | st.integers(0, 300), max_size=60),
+    native=st.booleans(),
+)
+def test_flat_batches_read_as_lists(lengths: list[int], ids: list[int], native: bool) -> None:
+    """IdLists.flat: a flat batch encoding as one list per text (and, without offsets, one list of every
+    id), with the C module (ids below the cache's size shared across calls) and without (numpy)."""
+    lists = gather.IdLists(256)
+    if not native:
+        lists._cache = None  # (the pure-Python path's reader)
+    flat, offsets, want = _flat_reference(lengths, ids)
+    got = lists.flat(flat, offsets)
+    assert got == want and all(type(x) is int for text in got for x in text)
+    assert lists.flat(flat) == [x for text in want for x in text]
+    if native and gather.NATIVE:
+        again = lists.flat(flat, offsets)
+        assert all(a is b for x, y in zip(got, again, strict=True) for a, b in zip(x, y, strict=True) if a < 256)
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_flat_batches_refuse_buffers_that_disagree(native: bool) -> None:
+    """A flat encoding whose offsets run backwards or past the ids, or whose sizes are not whole items,
+    is refused with ValueError (never read out of bounds), on both readers."""
+    lists = gather.IdLists(16)
+    if not native:
+        lists._cache = None
+    elif not gather.NATIVE:
+        pytest.skip("the compiled reader is not built")
+    ids = np.array([1, 2, 3], dtype="<u4").tobytes()
+    assert lists.flat(ids, np.array([0, 1, 3], dtype="<u8").tobytes()) == [[1], [2, 3]]
+    assert lists.flat(ids, np.array([3], dtype="<u8").tobytes()) == []
+    for bad in ([0, 4], [0, 2, 1], [5, 1]):
+        with pytest.raises(ValueError):
+            lists.flat(ids, np.array(bad, dtype="<u8").tobytes())
+    with pytest.raises(ValueError):
+        lists.flat(ids + b"\x00", np.array([0, 3], dtype="<u8").tobytes())
+    with pytest.raises(ValueError):
+        lists.flat(ids, np.array([0, 3], dtype="<u8").tobytes()[:-1])
+    with pytest.raises(ValueError):
+        lists.flat(ids, b"")

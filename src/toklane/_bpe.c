@@ -16,6 +16,7 @@
  * packed_check(payload) -> what a ranks payload holds (layout, dense ranks, single bytes, lowest).
  * pack_ranks(ranks) -> a ranks dict as such a payload (toklane.tokenizer.image_cache.ranks_payload).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
+ * flagged(flags, texts, longest) -> which texts of a batch are long or hold a character flags marks.
  * front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None) -> a
  *   callable that runs Tokenizer.encode's common call (a short str) straight on the encoder, or on
  *   fastokens' binding, the rest through the method (see there).
@@ -2370,6 +2371,47 @@ bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return spans;
 }
 
+/* flagged(flags, texts, longest) -> the indices of the texts (a list of str) of longest characters or
+ * more or holding a character flags marks (flags: bytes of 0x110000, or None: none marked), in order:
+ * the texts of a batch that go their own way (toklane.tokenizer.engines.fastokens: NFC may change them,
+ * or they are long enough to be cut). TypeError naming the first item that is not a str. */
+static PyObject *
+bpe_flagged(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !(args[0] == Py_None || (PyBytes_Check(args[0]) && PyBytes_GET_SIZE(args[0]) == N_CODEPOINTS)) ||
+        !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "flagged(flags: bytes of 0x110000 | None, texts: list[str], longest: int)");
+        return NULL;
+    }
+    Py_ssize_t longest = PyLong_AsSsize_t(args[2]);
+    if (longest == -1 && PyErr_Occurred())
+        return NULL;
+    const uint8_t *flags = args[0] == Py_None ? NULL : (const uint8_t *)PyBytes_AS_STRING(args[0]);
+    PyObject *found = PyList_New(0);
+    /* (the list is read by index each time: appending may run the garbage collector) */
+    for (Py_ssize_t k = 0; found != NULL && k < PyList_GET_SIZE(args[1]); k++) {
+        PyObject *text = PyList_GET_ITEM(args[1], k);
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "flagged: item %zd is %.100s, not str", k, Py_TYPE(text)->tp_name);
+            Py_CLEAR(found);
+            break;
+        }
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(text) < 0) {
+            Py_CLEAR(found);
+            break;
+        }
+#endif
+        if (PyUnicode_GET_LENGTH(text) < longest && (flags == NULL || PyUnicode_IS_ASCII(text) || unflagged(flags, text)))
+            continue;
+        PyObject *index = PyLong_FromSsize_t(k);
+        if (index == NULL || PyList_Append(found, index) < 0)
+            Py_CLEAR(found);
+        Py_XDECREF(index);
+    }
+    return found;
+}
+
 /* ------------------------------------------------------------------ flag_scan */
 
 /* The prefix hash of three adjacent code points (toklane.tokenizer.quickranks._prefix_hashes). */
@@ -2856,6 +2898,8 @@ static PyMethodDef bpe_methods[] = {
      "lone surrogate"},
     {"nfc_spans", (PyCFunction)(void (*)(void))bpe_nfc_spans, METH_FASTCALL,
      "nfc_spans(flags, text) -> the merged spans of text that NFC may change"},
+    {"flagged", (PyCFunction)(void (*)(void))bpe_flagged, METH_FASTCALL,
+     "flagged(flags, texts, longest) -> the indices of the texts that are long or hold a flagged character"},
     {"build", (PyCFunction)(void (*)(void))bpe_build, METH_FASTCALL,
      "build(ranks, classes, grammar) -> encoder"},
     {"build_packed", (PyCFunction)(void (*)(void))bpe_build_packed, METH_FASTCALL,

@@ -64,6 +64,33 @@ id_ints_fill(IdInts *c, PyObject *list, Py_ssize_t at, const uint32_t *ids, size
     return 0;
 }
 
+/* A little-endian unsigned integer of size bytes at p (the flat buffers' byte order, on any host). */
+static inline uint64_t
+read_le(const unsigned char *p, int size)
+{
+    uint64_t v = 0;
+    for (int k = size - 1; k >= 0; k--)
+        v = (v << 8) | p[k];
+    return v;
+}
+
+/* list[at:at + n] = the shared ints of n little-endian uint32 ids at p (a flat buffer from another
+ * engine: fastokens' encode_batch_flat), as id_ints_fill does. */
+static inline int
+id_ints_fill_le(IdInts *c, PyObject *list, Py_ssize_t at, const unsigned char *p, Py_ssize_t n)
+{
+#if PY_LITTLE_ENDIAN
+    if (((uintptr_t)p & 3) == 0)
+        return id_ints_fill(c, list, at, (const uint32_t *)p, (size_t)n);
+#endif
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)read_le(p + 4 * i, 4);
+        if (id_ints_fill(c, list, at + i, &v, 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* What id_ints_join reads a part with: its ids in *view (which the caller releases) and how many,
  * or -1 with an exception set. */
 typedef Py_ssize_t (*IdReader)(PyObject *part, Py_buffer *view);

@@ -27,6 +27,7 @@ Two implementations, one contract (tests run both on the same ids):
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 from array import array
 from collections.abc import Iterable
@@ -41,12 +42,13 @@ if TYPE_CHECKING:
 try:
     if pure_python():
         raise ImportError("TOKLANE_PURE_PYTHON is set")
+    from ._gather import flat_lists as _native_flat_lists
     from ._gather import id_list as _native_id_list
     from ._gather import ints as _native_ints
     from ._gather import runs as _native_runs
     from ._gather import text as _native_text
 except ImportError:  # no compiler at install time, or the fallback asked for
-    _native_runs = _native_text = _native_ints = _native_id_list = None
+    _native_runs = _native_text = _native_ints = _native_id_list = _native_flat_lists = None
 
 #: Whether the compiled reader (``toklane._gather``) is in use.
 NATIVE = _native_runs is not None
@@ -305,6 +307,21 @@ class IdLists:
         if cache is not None and _native_array(ids):
             return _native_id_list(cache, ids)  # type: ignore[misc]
         return ids.tolist()
+
+    def flat(self, ids: bytes, offsets: bytes | None = None) -> Any:
+        """A flat batch encoding -- ``ids``, every text's ids end to end as little-endian uint32 bytes, and
+        ``offsets``, one more little-endian uint64 than the texts, where each text's ids start (fastokens'
+        ``encode_batch_flat``) -- as one list of ids per text; without ``offsets``, one list of them all.
+        ``ValueError`` where the two disagree."""
+        if self._cache is not None:
+            return _native_flat_lists(self._cache, ids, offsets)  # type: ignore[misc]
+        every = np.frombuffer(ids, dtype="<u4")
+        if offsets is None:
+            return every.tolist()
+        at = np.frombuffer(offsets, dtype="<u8").tolist()
+        if not at or any(b < a for a, b in itertools.pairwise(at)) or at[-1] > len(every):
+            raise ValueError("flat: offsets out of order or past the ids")
+        return [every[a:b].tolist() for a, b in itertools.pairwise(at)]
 
 
 def _native_array(ids: Any) -> bool:

@@ -16,7 +16,7 @@ than toklane's own engines on first calls, one core, and more so on short texts 
   others (it normalises the text between added tokens, as the reference does);
 * long texts (from :data:`.pieces.PARALLEL_MIN` characters, where the exact engine is one of
   toklane's own) are cut at pre-token boundaries (:func:`.pieces.parallel_bounds`) and encoded as one
-  ``encode_batch`` on fastokens' threads; one with a long stretch without such a boundary (a run of
+  ``encode_batch_flat`` on fastokens' threads; one with a long stretch without such a boundary (a run of
   spaces, which fastokens encodes far more slowly than quicktok) goes to the exact
   engine, which cuts runs (:mod:`..pieces`);
 * the GIL: fastokens releases it while it encodes and while it builds;
@@ -40,10 +40,11 @@ import types
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ...gather import IdLists
 from ..files import is_engine_failure
 from ..pieces import PARALLEL_MIN, parallel_bounds
 from .base import AddedToken, Backend, cpu_count, flatten
-from .compiled import is_nfc
+from .compiled import NATIVE, _bpe, _nfc_flags, front_leads, is_nfc
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -199,15 +200,6 @@ def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: li
     )
 
 
-def _joined(encodings: list[Any]) -> list[int]:
-    """The ids of ``encodings`` end to end (``+=`` per part: much faster than a nested comprehension, which
-    cost a large share of a long text's encode)."""
-    ids: list[int] = []
-    for encoding in encodings:
-        ids += encoding.ids
-    return ids
-
-
 class FastokensBackend:
     """A private ``fastokens.Tokenizer`` beside the exact backend it replaces (:func:`from_json`,
     :func:`from_ranks`)."""
@@ -245,6 +237,10 @@ class FastokensBackend:
         self._cut = cut and not any(c.isspace() for t in exact.added_tokens for c in t.content)
         self.threads = cpu_count()
         self.added_tokens: tuple[AddedToken, ...] = exact.added_tokens
+        # A batch's and a long text's ids are read from fastokens' flat buffers (encode_batch_flat) as
+        # lists of shared ints: an Encoding's ``.ids`` makes an int object per id. (A short text's ids
+        # come from ``.ids``: for a few dozen ids the shared ints' scattered cache lines cost as much.)
+        self._lists = IdLists(native.vocab_size)
 
     def _run(self, call: Callable[[Any], Any], texts: Any, on_exact: Callable[[Backend], Any]) -> Any:
         try:
@@ -277,25 +273,21 @@ class FastokensBackend:
         matches them; NFC-stable text only where the family normalises. What fastokens raises goes to
         ``method``, which recovers. None where the compiled module is not built or texts are checked
         another way (``stable``)."""
-        from .compiled import NATIVE, _nfc_flags, front_leads
-
         if not NATIVE or (self._stable is not None and self._stable is not is_nfc):
             return None
-        from ... import _bpe  # type: ignore[attr-defined]
-
         flags = _nfc_flags if self._stable is is_nfc else None
         leads = front_leads(t.content for t in self.added_tokens)
         split_leads = front_leads(t.content for t in self.added_tokens if not t.special)
         tok = self._tok
-        # (what encode sends to fastokens in one call: below PARALLEL_MIN where a long text may be cut)
-        longest = PARALLEL_MIN - 1 if self._cut else sys.maxsize
+        # (a longer text goes through encode, which reads its ids from fastokens' flat buffer)
+        longest = PARALLEL_MIN - 1
         return _bpe.front(None, owner, method, leads, split_leads, longest, flags, tok.encode_ordinary, tok.encode)
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         # (no closure here: one would make its variables cells, a measurable cost on a short encode)
         if self._stable is not None and not self._stable(text):
             return self.exact.encode(text, split_special_tokens)
-        if self._cut and len(text) >= PARALLEL_MIN:
+        if len(text) >= PARALLEL_MIN:
             return self._encode_long(text, split_special_tokens)
         try:
             return self._tok.encode(text, False, split_special_tokens).ids
@@ -313,23 +305,24 @@ class FastokensBackend:
         )
 
     def _encode_long(self, text: str, split_special_tokens: bool) -> list[int]:
-        """:meth:`encode` of a text of :data:`PARALLEL_MIN` characters or more, where it may be cut."""
-        bounds = parallel_bounds(text, _PIECE)
-        if any(b - a > 2 * _PIECE for a, b in itertools.pairwise(bounds)):
-            # A long stretch without a pre-token boundary (a run of spaces): the exact engine cuts
-            # such runs (:mod:`..pieces`); fastokens is slow on them.
-            return self.exact.encode(text, split_special_tokens)
-        if len(bounds) > 2 and self.threads > 1:
-            pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
-            return self._run(
-                lambda ps: _joined(self._tok.encode_batch(ps, False, split_special_tokens)),
-                pieces,
-                lambda exact: exact.encode(text, split_special_tokens),
-            )
-        try:
-            return self._tok.encode(text, False, split_special_tokens).ids
-        except BaseException as exc:
-            return self._encode_failed(exc, text, split_special_tokens)
+        """:meth:`encode` of a text of :data:`PARALLEL_MIN` characters or more: cut where it may be, its
+        ids read from fastokens' flat buffer (as shared ints: an ``Encoding``'s ``.ids`` makes an int per
+        id, and the ``Encoding`` itself holds offsets and token strings no caller here reads)."""
+        tok, lists = self._tok, self._lists
+        texts = [text]
+        if self._cut:
+            bounds = parallel_bounds(text, _PIECE)
+            if any(b - a > 2 * _PIECE for a, b in itertools.pairwise(bounds)):
+                # A long stretch without a pre-token boundary (a run of spaces): the exact engine cuts
+                # such runs (:mod:`..pieces`); fastokens is slow on them.
+                return self.exact.encode(text, split_special_tokens)
+            if len(bounds) > 2 and self.threads > 1:
+                texts = [text[a:b] for a, b in itertools.pairwise(bounds)]
+        return self._run(
+            lambda ts: lists.flat(tok.encode_batch_flat(ts, False, split_special_tokens)[0]),
+            texts,
+            lambda exact: exact.encode(text, split_special_tokens),
+        )
 
     def _aside(self, texts: list[str]) -> set[int]:
         """The texts of a batch that :meth:`encode` takes one by one: those NFC would change (where the
@@ -337,6 +330,11 @@ class FastokensBackend:
         stable = self._stable
         if stable is None and not self._cut:
             return set()
+        longest = PARALLEL_MIN if self._cut else sys.maxsize
+        if NATIVE and (stable is None or stable is is_nfc):
+            # (one compiled pass over the batch; NFC is checked only where a character it may change is)
+            found = _bpe.flagged(None if stable is None else _nfc_flags(), texts, longest)
+            return {k for k in found if len(texts[k]) >= longest or not is_nfc(texts[k])}
         return {
             k
             for k, t in enumerate(texts)
@@ -354,9 +352,9 @@ class FastokensBackend:
         return [self.encode(t, split_special_tokens) if k in aside else next(done) for k, t in enumerate(texts)]
 
     def _batch(self, texts: list[str], split_special_tokens: bool) -> list[list[int]]:
-        tok = self._tok
+        tok, lists = self._tok, self._lists
         return self._run(
-            lambda ts: [e.ids for e in tok.encode_batch(ts, False, split_special_tokens)],
+            lambda ts: lists.flat(*tok.encode_batch_flat(ts, False, split_special_tokens)),
             texts,
             lambda exact: exact.encode_batch(texts, split_special_tokens),
         )
