@@ -411,6 +411,14 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
                     fns = {"toklane": lambda text=text, ours=ours: each(ours, text)}
                     fns.update({e: (lambda fn=fn, text=text: each(fn, text)) for e, fn in engines.items()})
                     best = best_times_interleaved(fns, repeat=3 if quick else 5)
+                    if "fastokens" in fns:
+                        # The ratio to fastokens from a second round of the two alone: the slow peers
+                        # between them above move it by 0.1-0.3 on a shared machine (cache and allocator).
+                        pair = {e: fns[e] for e in ("toklane", "fastokens")}
+                        pair_best = best_times_interleaved(pair, repeat=5 if quick else 9)
+                        vs_fastokens = f"{pair_best['fastokens'] / pair_best['toklane']:.2f}x"
+                    else:
+                        vs_fastokens = "-"
                     results[(name, label)] = best["toklane"]
                     mbps = {e: sizes[label] / 1e6 / t for e, t in best.items()}
                     probe = reference(IRREGULAR_PROBE)
@@ -427,7 +435,7 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
                                 else f"- ({skipped.get(e, 'n/a')})"
                                 for e in ("tiktoken", "HF tokenizers", "quicktok", "tokie", "fastokens")
                             ),
-                            f"{best['fastokens'] / best['toklane']:.2f}x" if "fastokens" in best else "-",
+                            vs_fastokens,
                         )
                     )
             finally:
@@ -1244,7 +1252,7 @@ def main() -> None:
             "quicktok",
             "tokie",
             "fastokens",
-            "vs fastokens (target >= 1x)",
+            "vs fastokens (target >= 1x; the two alone)",
             "vs cl100k_base",
             "target >= 25 MB/s, >= 0.6x cl100k",
         ],
