@@ -491,41 +491,33 @@ gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return id_ints_join(c, args[1], id_view, "id_list: the buffers changed");
 }
 
-/* flat_lists(ints, ids, offsets=None): a flat batch encoding (fastokens' encode_batch_flat: ids, every
- * text's ids end to end as little-endian uint32 bytes; offsets, one more little-endian uint64 than the
- * texts, where each text's ids start) as one list of ids per text, or, without offsets, as one list of
- * every id (the pieces of one text). The ints shared through the cache. ValueError where the buffers
+/* flat_lists(ints, ids, offsets): a flat batch encoding (fastokens' encode_batch_flat: ids, every text's
+ * ids end to end as little-endian uint32 bytes; offsets, one more little-endian uint64 than the texts,
+ * where each text's ids start) as one list of ids per text, the ints shared through the cache. ValueError where the buffers
  * disagree (a size not a multiple of the item, an offset out of order or past the ids). The buffers are
  * read as views held for the call. */
 static PyObject *
 gather_flat_lists(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 2 || nargs > 3) {
-        PyErr_SetString(PyExc_TypeError, "flat_lists(ints, ids, offsets=None) takes 2 or 3 arguments");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "flat_lists(ints, ids, offsets) takes 3 arguments");
         return NULL;
     }
     IdInts *c = PyCapsule_GetPointer(args[0], "toklane._gather.Ints");
     if (c == NULL)
         return NULL;
-    PyObject *offsets_obj = nargs == 3 && args[2] != Py_None ? args[2] : NULL;
-    Py_buffer ids, offsets = {0};
+    Py_buffer ids, offsets;
     if (PyObject_GetBuffer(args[1], &ids, PyBUF_SIMPLE) < 0)
         return NULL;
-    if (offsets_obj != NULL && PyObject_GetBuffer(offsets_obj, &offsets, PyBUF_SIMPLE) < 0) {
+    if (PyObject_GetBuffer(args[2], &offsets, PyBUF_SIMPLE) < 0) {
         PyBuffer_Release(&ids);
         return NULL;
     }
     PyObject *result = NULL;
     const unsigned char *id_bytes = ids.buf, *at = offsets.buf;
     Py_ssize_t total = ids.len / 4;
-    if (ids.len % 4 || (offsets_obj != NULL && (offsets.len % 8 || offsets.len == 0))) {
+    if (ids.len % 4 || offsets.len % 8 || offsets.len == 0) {
         PyErr_SetString(PyExc_ValueError, "flat_lists: ids must be 4-byte items and offsets 8-byte ones, at least one");
-        goto done;
-    }
-    if (offsets_obj == NULL) {
-        result = PyList_New(total);
-        if (result != NULL && id_ints_fill_le(c, result, 0, id_bytes, total) < 0)
-            Py_CLEAR(result);
         goto done;
     }
     Py_ssize_t texts = offsets.len / 8 - 1;
@@ -552,15 +544,13 @@ gather_flat_lists(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
 done:
     PyBuffer_Release(&ids);
-    if (offsets_obj != NULL)
-        PyBuffer_Release(&offsets);
+    PyBuffer_Release(&offsets);
     return result;
 }
 
 static PyMethodDef gather_methods[] = {
     {"flat_lists", (PyCFunction)(void (*)(void))gather_flat_lists, METH_FASTCALL,
-     "flat_lists(ints, ids, offsets=None) -> a flat batch encoding's ids as a list per text (one list without "
-     "offsets)"},
+     "flat_lists(ints, ids, offsets) -> a flat batch encoding's ids as a list per text"},
     {"runs", (PyCFunction)(void (*)(void))gather_runs, METH_FASTCALL,
      "runs(ids, blob, entries, kinds, decode, placeholders) -> (runs, marker positions) or None"},
     {"text", (PyCFunction)(void (*)(void))gather_text, METH_FASTCALL,

@@ -308,16 +308,13 @@ class IdLists:
             return _native_id_list(cache, ids)  # type: ignore[misc]
         return ids.tolist()
 
-    def flat(self, ids: bytes, offsets: bytes | None = None) -> Any:
+    def flat(self, ids: bytes, offsets: bytes) -> list[list[int]]:
         """A flat batch encoding -- ``ids``, every text's ids end to end as little-endian uint32 bytes, and
         ``offsets``, one more little-endian uint64 than the texts, where each text's ids start (fastokens'
-        ``encode_batch_flat``) -- as one list of ids per text; without ``offsets``, one list of them all.
-        ``ValueError`` where the two disagree."""
+        ``encode_batch_flat``) -- as one list of ids per text. ``ValueError`` where the two disagree."""
         if self._cache is not None:
             return _native_flat_lists(self._cache, ids, offsets)  # type: ignore[misc]
         every = np.frombuffer(ids, dtype="<u4")
-        if offsets is None:
-            return every.tolist()
         at = np.frombuffer(offsets, dtype="<u8").tolist()
         if not at or any(b < a for a, b in itertools.pairwise(at)) or at[-1] > len(every):
             raise ValueError("flat: offsets out of order or past the ids")

@@ -1,7 +1,7 @@
-"""Batches and long texts once fastokens runs a tokenizer: read from its flat buffers
-(``encode_batch_flat``) as lists of shared ints, with the texts that go their own way (NFC may change
-them, or they are long enough to be cut) found in one compiled pass (``toklane._bpe.flagged``).
-Property-tested against the exact engine fastokens replaced, on real bundled vocabularies."""
+"""Batches once fastokens runs a tokenizer: read from its flat buffers (``encode_batch_flat``) as lists
+of shared ints, with the texts that go their own way (NFC may change them, or they are long enough to be
+cut) found in one compiled pass (``toklane._bpe.flagged``) and encoded one by one. Property-tested
+against the exact engine fastokens replaced, on real bundled vocabularies."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ than toklane's own engines on first calls, one core, and more so on short texts 
   others (it normalises the text between added tokens, as the reference does);
 * long texts (from :data:`.pieces.PARALLEL_MIN` characters, where the exact engine is one of
   toklane's own) are cut at pre-token boundaries (:func:`.pieces.parallel_bounds`) and encoded as one
-  ``encode_batch_flat`` on fastokens' threads; one with a long stretch without such a boundary (a run of
+  ``encode_batch`` on fastokens' threads; one with a long stretch without such a boundary (a run of
   spaces, which fastokens encodes far more slowly than quicktok) goes to the exact
   engine, which cuts runs (:mod:`..pieces`);
 * the GIL: fastokens releases it while it encodes and while it builds;
@@ -200,6 +200,15 @@ def ranks_json(token_bytes: Iterable[tuple[int, bytes]], pattern: str, added: li
     )
 
 
+def _joined(encodings: list[Any]) -> list[int]:
+    """The ids of ``encodings`` end to end (``+=`` per part: much faster than a nested comprehension, which
+    cost a large share of a long text's encode)."""
+    ids: list[int] = []
+    for encoding in encodings:
+        ids += encoding.ids
+    return ids
+
+
 class FastokensBackend:
     """A private ``fastokens.Tokenizer`` beside the exact backend it replaces (:func:`from_json`,
     :func:`from_ranks`)."""
@@ -237,9 +246,9 @@ class FastokensBackend:
         self._cut = cut and not any(c.isspace() for t in exact.added_tokens for c in t.content)
         self.threads = cpu_count()
         self.added_tokens: tuple[AddedToken, ...] = exact.added_tokens
-        # A batch's and a long text's ids are read from fastokens' flat buffers (encode_batch_flat) as
-        # lists of shared ints: an Encoding's ``.ids`` makes an int object per id. (A short text's ids
-        # come from ``.ids``: for a few dozen ids the shared ints' scattered cache lines cost as much.)
+        # A batch's ids are read from fastokens' flat buffers (encode_batch_flat) as lists of shared
+        # ints: an Encoding per text costs more than the encode of a short text. (One text's ids come
+        # from its Encoding's ``.ids``, which is cheaper than any read of the flat buffer, measured.)
         self._lists = IdLists(native.vocab_size)
 
     def _run(self, call: Callable[[Any], Any], texts: Any, on_exact: Callable[[Backend], Any]) -> Any:
@@ -279,15 +288,15 @@ class FastokensBackend:
         leads = front_leads(t.content for t in self.added_tokens)
         split_leads = front_leads(t.content for t in self.added_tokens if not t.special)
         tok = self._tok
-        # (a longer text goes through encode, which reads its ids from fastokens' flat buffer)
-        longest = PARALLEL_MIN - 1
+        # (what encode sends to fastokens in one call: below PARALLEL_MIN where a long text may be cut)
+        longest = PARALLEL_MIN - 1 if self._cut else sys.maxsize
         return _bpe.front(None, owner, method, leads, split_leads, longest, flags, tok.encode_ordinary, tok.encode)
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         # (no closure here: one would make its variables cells, a measurable cost on a short encode)
         if self._stable is not None and not self._stable(text):
             return self.exact.encode(text, split_special_tokens)
-        if len(text) >= PARALLEL_MIN:
+        if self._cut and len(text) >= PARALLEL_MIN:
             return self._encode_long(text, split_special_tokens)
         try:
             return self._tok.encode(text, False, split_special_tokens).ids
@@ -305,24 +314,23 @@ class FastokensBackend:
         )
 
     def _encode_long(self, text: str, split_special_tokens: bool) -> list[int]:
-        """:meth:`encode` of a text of :data:`PARALLEL_MIN` characters or more: cut where it may be, its
-        ids read from fastokens' flat buffer (as shared ints: an ``Encoding``'s ``.ids`` makes an int per
-        id, and the ``Encoding`` itself holds offsets and token strings no caller here reads)."""
-        tok, lists = self._tok, self._lists
-        texts = [text]
-        if self._cut:
-            bounds = parallel_bounds(text, _PIECE)
-            if any(b - a > 2 * _PIECE for a, b in itertools.pairwise(bounds)):
-                # A long stretch without a pre-token boundary (a run of spaces): the exact engine cuts
-                # such runs (:mod:`..pieces`); fastokens is slow on them.
-                return self.exact.encode(text, split_special_tokens)
-            if len(bounds) > 2 and self.threads > 1:
-                texts = [text[a:b] for a, b in itertools.pairwise(bounds)]
-        return self._run(
-            lambda ts: lists.flat(tok.encode_batch_flat(ts, False, split_special_tokens)[0]),
-            texts,
-            lambda exact: exact.encode(text, split_special_tokens),
-        )
+        """:meth:`encode` of a text of :data:`PARALLEL_MIN` characters or more, where it may be cut."""
+        bounds = parallel_bounds(text, _PIECE)
+        if any(b - a > 2 * _PIECE for a, b in itertools.pairwise(bounds)):
+            # A long stretch without a pre-token boundary (a run of spaces): the exact engine cuts
+            # such runs (:mod:`..pieces`); fastokens is slow on them.
+            return self.exact.encode(text, split_special_tokens)
+        if len(bounds) > 2 and self.threads > 1:
+            pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
+            return self._run(
+                lambda ps: _joined(self._tok.encode_batch(ps, False, split_special_tokens)),
+                pieces,
+                lambda exact: exact.encode(text, split_special_tokens),
+            )
+        try:
+            return self._tok.encode(text, False, split_special_tokens).ids
+        except BaseException as exc:
+            return self._encode_failed(exc, text, split_special_tokens)
 
     def _aside(self, texts: list[str]) -> set[int]:
         """The texts of a batch that :meth:`encode` takes one by one: those NFC would change (where the
