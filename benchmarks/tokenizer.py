@@ -9,7 +9,9 @@ Prints three tables, peers measured in the same run on the same machine:
   the others in a full run), quicktok and tokie (where installed and able to
   load the tokenizer; otherwise the reason is printed). Every engine's ids are
   compared with the reference the exactness tests use ("exact");
-* all cores against one for a batch and for one long text;
+* encode beside its floor: one read of each long text, and one pass at the memory bandwidth of a core;
+* all cores against one for a batch and for one long text (in a child process: every other table runs
+  fastokens with one thread of its own, ``FASTOKENS_BPE_THREADS=1`` unless set, so one core means one);
 * user files: each common tokenizer.json pipeline (DeepSeek-V4's file, and its vocabulary under other
   pre-tokenizers and normalizers) and SentencePiece .model files, loaded as a user loads them: load time
   beside HF ``Tokenizer.from_file`` / the ``sentencepiece`` library / fastokens, and encode MB/s (first
@@ -22,7 +24,7 @@ Prints three tables, peers measured in the same run on the same machine:
 * cold start: each bundled tokenizer in fresh processes: import time, load + a first encode with the disk
   cache empty and warm, beside HF ``Tokenizer.from_file`` / tiktoken on the same data.
 
-    python benchmarks/tokenizer.py [--quick] [--user-files | --chat-templates | --cold-start]
+    python benchmarks/tokenizer.py [--quick] [--user-files | --chat-templates | --cold-start | --scaling]
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import subprocess
 import sys
 import tempfile
 import time
+import timeit
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -367,6 +371,58 @@ IRREGULAR_PROBE = " việcc ннапример ..:.:.:.:.:.:.:.: x .:.:.:.:y 俱
 QUICK_NAMES = ("qwen3.6", "cl100k_base", "deepseek-v4")
 
 
+#: toklane's and fastokens' best seconds per (tokenizer, text) for the long texts, from the paired round
+#: of :func:`encode_rows` (:func:`floor_rows` reads them).
+PAIRED: dict[tuple[str, str], dict[str, float]] = {}
+
+
+def _one_pass_seconds(text: str, repeat: int) -> float:
+    """Best seconds of one read of ``text``'s UTF-8 bytes where they are (cache-resident at these sizes):
+    ``bytes.find`` of a byte they do not hold, a vectorised memchr over every byte, on the core the caller
+    is pinned to."""
+    data = text.encode()
+    absent = next(bytes([b]) for b in range(256) if bytes([b]) not in data)
+    return min(timeit.repeat(lambda: data.find(absent), number=1, repeat=repeat))
+
+
+def _dram_bytes_per_second(repeat: int) -> float:
+    """Bytes per second of one memchr pass over a buffer far larger than the caches (written first, so
+    its pages are real memory, not the shared zero page): memory bandwidth on one core."""
+    buffer = b"\x02" * (256 << 20)
+    return len(buffer) / min(timeit.repeat(lambda: buffer.find(b"\x01"), number=1, repeat=repeat))
+
+
+def floor_rows(texts: dict[str, object], quick: bool) -> list[tuple]:
+    """How far encode is from a single pass over the text: per long text, toklane's and fastokens' MB/s
+    (:data:`PAIRED`), one read of the text where it is (cache-resident at these sizes) and one pass at
+    memory bandwidth (a 256 MB buffer), and toklane's share of each."""
+    repeat = 5 if quick else 9
+    restore = _one_core()
+    try:
+        dram = _dram_bytes_per_second(3)
+        floors = {label: _one_pass_seconds(t, repeat) for label, t in texts.items() if isinstance(t, str)}
+    finally:
+        _pin_threads(restore)
+    out = []
+    for (name, label), best in PAIRED.items():
+        size = len(texts[label].encode())  # type: ignore[union-attr]
+        mbps = {e: size / 1e6 / t for e, t in best.items()}
+        one_pass = size / 1e6 / floors[label]
+        at_dram = dram / 1e6
+        out.append(
+            (
+                f"{name} / {label}",
+                f"{mbps['toklane']:.1f}",
+                f"{mbps['fastokens']:.1f}",
+                f"{one_pass:,.0f}",
+                f"{at_dram:,.0f}",
+                f"{mbps['toklane'] / one_pass:.2%}",
+                f"{mbps['toklane'] / at_dram:.2%}",
+            )
+        )
+    return out
+
+
 def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[str] = ()) -> None:
     """Per tokenizer, per text: MB/s on one core for toklane and each peer, its
     exactness (on the text and on :data:`IRREGULAR_PROBE`), and toklane's ratio to
@@ -416,6 +472,8 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
                         # between them above move it by 0.1-0.3 on a shared machine (cache and allocator).
                         pair = {e: fns[e] for e in ("toklane", "fastokens")}
                         pair_best = best_times_interleaved(pair, repeat=5 if quick else 9)
+                        if isinstance(text, str):
+                            PAIRED[(name, label)] = pair_best
                         vs_fastokens = f"{pair_best['fastokens'] / pair_best['toklane']:.2f}x"
                     else:
                         vs_fastokens = "-"
@@ -1199,7 +1257,17 @@ def main() -> None:
     parser.add_argument("--user-files", action="store_true", help="only the user-file table")
     parser.add_argument("--chat-templates", action="store_true", help="only the chat-template table")
     parser.add_argument("--cold-start", action="store_true", help="only the cold-start table")
+    parser.add_argument("--scaling", action="store_true", help="only the all-cores table")
     args = parser.parse_args()
+    if args.scaling:
+        _print_scaling_table(args.quick)
+        return
+    # One thread means one thread: fastokens gives a long text (and a batch) to helper threads of its own,
+    # which spin while they wait; pinned to the measuring core with the caller, they made the one-core
+    # figures of fastokens (and of toklane running on it) swing 1-3x between runs. The all-cores table
+    # runs in a child process with fastokens' own setting.
+    scaling_env = dict(os.environ)
+    os.environ.setdefault("FASTOKENS_BPE_THREADS", "1")
     if args.cold_start:
         _print_cold_start_table(args.quick)
         return
@@ -1258,6 +1326,22 @@ def main() -> None:
         ],
         encode,
     )
+    with _part("floor"):
+        floors = floor_rows(texts, args.quick)
+    print_table(
+        "encode beside the floor of one pass over the text, MB/s on one core (the long texts; toklane and "
+        "fastokens from the encode table's paired round)",
+        [
+            "tokenizer / text",
+            "toklane",
+            "fastokens",
+            "one read of its UTF-8 (memchr)",
+            "one pass at memory bandwidth",
+            "toklane / one read",
+            "toklane / memory bandwidth",
+        ],
+        floors,
+    )
     decode: list = []
     with _part("decode"):
         decode_rows(decode, {label: text[: len(text) // 5] for label, text in texts.items() if isinstance(text, str)})
@@ -1268,9 +1352,14 @@ def main() -> None:
     )
     if args.quick:
         return  # the all-cores table needs a quiet machine and a minute of its own
+    sys.stdout.flush()
+    subprocess.run([sys.executable, __file__, "--scaling"], env=scaling_env, check=True)
+
+
+def _print_scaling_table(quick: bool) -> None:
     scaling: list = []
     with _part("scaling"):
-        scaling_rows(scaling, args.quick)
+        scaling_rows(scaling, quick)
     print_table(
         "all cores: the same call on every core vs pinned to one (GIL released; pieces cut at pre-token boundaries)",
         ["call", "all cores", "one core", "speedup", "target >= 0.85 x cores"],
