@@ -283,10 +283,14 @@ pair_rank(const Encoder *e, const uint8_t *p, size_t n, size_t left, const int s
 
 /* ------------------------------------------------------------------------------- id buffer */
 
+#define LOCAL_IDS 256   /* ids a call keeps on the stack before it allocates */
+#define LOCAL_UTF8 1024 /* bytes of a piece's UTF-8 likewise */
+
 typedef struct {
     uint32_t *v;
     size_t n, cap;
     int count_only, failed;
+    uint32_t *local; /* the caller's own buffer v starts in (not freed here), or NULL */
 } Ids;
 
 static inline void
@@ -298,15 +302,25 @@ emit(Ids *out, uint32_t id)
     }
     if (out->n == out->cap) {
         size_t cap = out->cap * 2 + 64;
-        uint32_t *v = realloc(out->v, cap * sizeof(uint32_t));
+        uint32_t *v = out->v == out->local ? malloc(cap * sizeof(uint32_t)) : realloc(out->v, cap * sizeof(uint32_t));
         if (v == NULL) {
             out->failed = 1;
             return;
         }
+        if (out->v == out->local && out->n)
+            memcpy(v, out->v, out->n * sizeof(uint32_t));
         out->v = v;
         out->cap = cap;
     }
     out->v[out->n++] = id;
+}
+
+/* Frees what emit allocated (not the caller's own buffer). */
+static inline void
+ids_free(Ids *out)
+{
+    if (out->v != out->local)
+        free(out->v);
 }
 
 /* ------------------------------------------------------------------------------- BPE */
@@ -560,12 +574,16 @@ typedef struct {
 #define MEMO_SLOTS 4096  /* at most (fewer for a short text: allocating costs more than it saves) */
 #define MEMO_MAX_PIECE 64 /* bytes: longer pieces are not remembered */
 
+#define LOCAL_MEMOS 64 /* the fewest slots, which a call keeps on the stack */
+
 typedef struct {
     Memo *slots;
     size_t size; /* slots: a power of two, filled to half at most */
     size_t used;
     uint8_t *arena;
     size_t arena_size;
+    Memo *local_slots; /* the caller's buffers for LOCAL_MEMOS slots (not freed here), or NULL */
+    uint8_t *local_arena;
 } Memos;
 
 /* Keeps a piece's ids (out->v[from:], or their number in a count) in its slot of the call's kept table,
@@ -639,10 +657,16 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
         return status;
     }
     if (memos->slots == NULL) {
-        memos->slots = calloc(memos->size, sizeof(Memo));
-        memos->arena = malloc(memos->size / 2 * MEMO_MAX_PIECE);
-        if (memos->slots == NULL || memos->arena == NULL)
-            return -2;
+        if (memos->size == LOCAL_MEMOS && memos->local_slots != NULL) {
+            memos->slots = memset(memos->local_slots, 0, LOCAL_MEMOS * sizeof(Memo));
+            memos->arena = memos->local_arena;
+        }
+        else {
+            memos->slots = calloc(memos->size, sizeof(Memo));
+            memos->arena = malloc(memos->size / 2 * MEMO_MAX_PIECE);
+            if (memos->slots == NULL || memos->arena == NULL)
+                return -2;
+        }
     }
     size_t i = h & (memos->size - 1);
     for (; memos->slots[i].size; i = (i + 1) & (memos->size - 1)) {
@@ -970,8 +994,8 @@ static int
 utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, size_t *size)
 {
     size_t need = (size_t)(b - a) * 4;
-    if (need > *cap) {
-        uint8_t *grown = realloc(*buf, need);
+    if (need > *cap) { /* (*buf is the caller's buffer while *cap is LOCAL_UTF8: its bytes are not kept) */
+        uint8_t *grown = *cap == LOCAL_UTF8 ? malloc(need) : realloc(*buf, need);
         if (grown == NULL)
             return -2;
         *buf = grown;
@@ -1008,10 +1032,13 @@ utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, s
 static int
 encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
 {
-    uint8_t *buf = NULL;
-    size_t cap = 0;
+    _Alignas(64) uint8_t local[LOCAL_UTF8]; /* (aligned as malloc's would be, or better: pieces are read a word at a time) */
+    uint8_t *buf = local;
+    size_t cap = LOCAL_UTF8;
     int status = 0;
-    Memos memos = {NULL, 64, 0, NULL, 0};
+    _Alignas(64) Memo local_slots[LOCAL_MEMOS];
+    _Alignas(64) uint8_t local_arena[LOCAL_MEMOS / 2 * MEMO_MAX_PIECE];
+    Memos memos = {NULL, LOCAL_MEMOS, 0, NULL, 0, local_slots, local_arena};
     KeptTable *table = kept_take(e->kept);
     Kept *kept = table != NULL ? table->slots : NULL;
     Hot *hot = table != NULL ? table->hot : NULL;
@@ -1046,9 +1073,12 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
         i = j;
     }
     kept_release(table);
-    free(buf);
-    free(memos.slots);
-    free(memos.arena);
+    if (buf != local)
+        free(buf);
+    if (memos.slots != local_slots) {
+        free(memos.slots);
+        free(memos.arena);
+    }
     return status;
 }
 
@@ -1915,11 +1945,17 @@ encode_object(Encoder *e, PyObject *text, long mode)
 #endif
     Text t = {PyUnicode_DATA(text), PyUnicode_KIND(text), PyUnicode_GET_LENGTH(text), e->classes};
     int ascii = PyUnicode_IS_ASCII(text);
-    Ids out = {NULL, 0, 0, count, 0};
+    /* (a short text's ids in a buffer on the stack: a malloc and free per call are a visible share of
+     * a chat string's encode) */
+    uint32_t local[LOCAL_IDS];
+    Ids out = {NULL, 0, 0, count, 0, local};
     if (!count) {
         out.cap = (size_t)t.n / 2 + 16;
-        out.v = malloc(out.cap * sizeof(uint32_t));
-        if (out.v == NULL)
+        if (out.cap <= LOCAL_IDS) {
+            out.v = local;
+            out.cap = LOCAL_IDS;
+        }
+        else if ((out.v = malloc(out.cap * sizeof(uint32_t))) == NULL)
             return PyErr_NoMemory();
     }
     int status;
@@ -1931,7 +1967,7 @@ encode_object(Encoder *e, PyObject *text, long mode)
     else
         status = encode_text(e, &t, ascii, &out);
     if (status) {
-        free(out.v);
+        ids_free(&out);
         if (status == 1)
             Py_RETURN_NONE;
         return PyErr_NoMemory();
@@ -1943,7 +1979,7 @@ encode_object(Encoder *e, PyObject *text, long mode)
         result = PyBytes_FromStringAndSize((const char *)out.v, (Py_ssize_t)(out.n * sizeof(uint32_t)));
     else if ((result = PyList_New((Py_ssize_t)out.n)) != NULL && id_ints_fill(&e->ids, result, 0, out.v, out.n) < 0)
         Py_CLEAR(result);
-    free(out.v);
+    ids_free(&out);
     return result;
 }
 
