@@ -108,20 +108,21 @@ def test_default_workers_every_core_for_big_corpora_in_process_for_small():
     assert default_workers(2 * (32 << 20)) == min(2, cores)
 
 
-def _worker_threads() -> tuple[int, int, str | None, str | None]:
-    """In a corpus worker: its tokenizer engine's threads, the engines' limit, and the two variables."""
+def _worker_threads() -> tuple[int, int, str | None, str | None, str | None]:
+    """In a corpus worker: its tokenizer engine's threads, the engines' limit, and the three variables."""
     from toklane.corpus.work import _STATE
     from toklane.tokenizer.engines.base import cpu_count
 
     backend = _STATE["tok"]._backend
     engine = getattr(backend, "_engine", backend)
-    return engine.threads, cpu_count(), os.environ.get("TOKLANE_THREADS"), os.environ.get("RAYON_NUM_THREADS")
+    env = os.environ.get
+    return engine.threads, cpu_count(), env("TOKLANE_THREADS"), env("RAYON_NUM_THREADS"), env("FASTOKENS_BPE_THREADS")
 
 
 def test_a_worker_encodes_on_one_thread_set_by_a_call_not_the_environment(monkeypatch):
     """A pool worker's tokenizer is built single-threaded through switches.set_thread_limit: no
     TOKLANE_THREADS is written to pass it (the variable stays the user's, here unset), while HF
-    tokenizers' own variable is set in the worker."""
+    tokenizers' and fastokens' own variables are set in the worker."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -130,12 +131,14 @@ def test_a_worker_encodes_on_one_thread_set_by_a_call_not_the_environment(monkey
 
     monkeypatch.delenv("TOKLANE_THREADS", raising=False)
     monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)
+    monkeypatch.delenv("FASTOKENS_BPE_THREADS", raising=False)
     args = ("cl100k_base", Options("text", None), Limits(), None, os.getpid())
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=context, initializer=init_worker, initargs=args) as pool:
-        threads, limit, env, rayon = pool.submit(_worker_threads).result(timeout=120)
-    assert (threads, limit, env, rayon) == (1, 1, None, "1")
-    assert "TOKLANE_THREADS" not in os.environ and "RAYON_NUM_THREADS" not in os.environ  # (nothing leaks here)
+        threads, limit, env, rayon, fastokens = pool.submit(_worker_threads).result(timeout=120)
+    assert (threads, limit, env, rayon, fastokens) == (1, 1, None, "1", "1")
+    for name in ("TOKLANE_THREADS", "RAYON_NUM_THREADS", "FASTOKENS_BPE_THREADS"):
+        assert name not in os.environ  # (nothing leaks here)
 
 
 def test_globs_expand_sorted(tmp_path):

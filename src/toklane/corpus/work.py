@@ -85,13 +85,16 @@ _STATE: dict[str, Any] = {}
 def single_thread() -> None:
     """Tokenizer engines in this worker process use one thread (called before the tokenizer loads).
 
-    toklane's engines take the limit through :func:`toklane.switches.set_thread_limit`. The two
-    variables are for HF ``tokenizers`` (its Rust thread pool), which reads them from the process
-    environment: that is its only setting, and this process is a job's worker (a pool process or a
-    Ray actor), so setting it here reaches no user code."""
+    toklane's engines take the limit through :func:`toklane.switches.set_thread_limit`. The variables
+    are for the Rust engines, which read them from the process environment on first use: HF
+    ``tokenizers``' thread pool, and fastokens' helper threads (it hands one text's BPE to them, and they
+    spin while they wait: N workers would each spin on the others' cores). That is their only setting,
+    and this process is a job's worker (a pool process or a Ray actor), so setting it here reaches no
+    user code."""
     set_thread_limit(1)
     os.environ["RAYON_NUM_THREADS"] = "1"
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    os.environ["FASTOKENS_BPE_THREADS"] = "1"
 
 
 def init_worker(model: str, opts: Options, limits: Limits, queue: Any = None, parent: int | None = None) -> None:
