@@ -17,8 +17,8 @@
  * pack_ranks(ranks) -> a ranks dict as such a payload (toklane.tokenizer.image_cache.ranks_payload).
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * flagged(flags, texts, longest) -> which texts of a batch are long or hold a character flags marks.
- * front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None) -> a
- *   callable that runs Tokenizer.encode's common call (a short str) straight on the encoder, or on
+ * front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
+ *   stable=None) -> a callable that runs Tokenizer.encode's common call (a short str) straight on the encoder, or on
  *   fastokens' binding, the rest through the method (see there).
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * sp_tune(encoder, priorities, rules=None) -> a G_SENTENCEPIECE encoder made a SentencePiece-style BPE
@@ -2003,14 +2003,14 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* ------------------------------------------------------------------------------- Front */
 
-/* front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None) -> a
- * callable that is Tokenizer.encode for the common call, in one C call: f(text), or with the options
+/* front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
+ * stable=None) -> a callable that is Tokenizer.encode for the common call, in one C call: f(text), or with the options
  * add_special_tokens=False and split_special_tokens=True/False, text a str of at most max_length
  * characters. An added token can only start at one of leads (the characters the added tokens start
  * with, at most FRONT_LEADS; split_leads: those of the tokens still matched under split_special_tokens;
  * None: more than that). Where the vocabulary normalises (flags: a function that returns its nfc_spans
  * table, called on the first text that is not ASCII; None where it does not), text must hold no
- * character the form may change.
+ * character the form may change, or stable(text) (where given) must say the form leaves it as it is.
  * - On the compiled encoder (encoder given): a text holding none of the leads gets its ids straight from
  *   the encoder.
  * - On another engine's binding (encoder None; fastokens' Tokenizer): ordinary(text).ids where the text
@@ -2035,7 +2035,9 @@ typedef struct {
     Leads leads[2];    /* [split_special_tokens] */
     Py_ssize_t max_length;
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
+    uint8_t *coarse;    /* a bit per 64 code points, set where flags marks one of them (read with flags) */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
+    PyObject *stable;   /* whether the form leaves a text holding a flagged character as it is, or NULL */
     PyObject *ordinary; /* another engine's encode_ordinary and encode, or NULL */
     PyObject *full;
 } Front;
@@ -2090,8 +2092,28 @@ unflagged(const uint8_t *flags, PyObject *text)
     return 1;
 }
 
+#define COARSE_BYTES (N_CODEPOINTS / 64 / 8)
+#define COARSE_HIT(coarse, c) ((coarse)[(c) >> 9] & (1u << (((c) >> 6) & 7)))
+
+/* unflagged for one kind of str, its table look-ups only for characters in a block of 64 that holds a
+ * flagged one (coarse: a bit per block, small enough to stay in the first-level cache; the table is a
+ * megabyte, and most scripts' blocks hold no flagged character). */
+#define UNFLAGGED_SCAN(NAME, CHAR)                                                                 \
+    static int NAME(const uint8_t *flags, const uint8_t *coarse, const CHAR *chars, Py_ssize_t n)  \
+    {                                                                                              \
+        for (Py_ssize_t i = 0; i < n; i++)                                                         \
+            if (COARSE_HIT(coarse, chars[i]) && flags[chars[i]])                                   \
+                return 0;                                                                          \
+        return 1;                                                                                  \
+    }
+UNFLAGGED_SCAN(unflagged_1, Py_UCS1)
+UNFLAGGED_SCAN(unflagged_2, Py_UCS2)
+UNFLAGGED_SCAN(unflagged_4, Py_UCS4)
+
 /* 1 where the vocabulary's form leaves text as it is (or it has none), 0 where it may not, -1 with an
- * exception (the flags read on first need). */
+ * exception (the flags read on first need). A text holding a flagged character is asked of stable
+ * (where given): most such texts are in the form already (the flags mark every character the form may
+ * change, not those it does), and what stable raises only sends the call to the method. */
 static int
 front_stable(Front *f, PyObject *text)
 {
@@ -2106,12 +2128,46 @@ front_stable(Front *f, PyObject *text)
             PyErr_SetString(PyExc_TypeError, "front: flags() must return bytes of 0x110000");
             return -1;
         }
-        if (f->flags == NULL) /* (another thread may have read them meanwhile) */
-            f->flags = flags;
-        else
+        uint8_t *coarse = PyMem_Calloc(COARSE_BYTES, 1);
+        if (coarse == NULL) {
             Py_DECREF(flags);
+            PyErr_NoMemory();
+            return -1;
+        }
+        const uint8_t *marks = (const uint8_t *)PyBytes_AS_STRING(flags);
+        for (Py_UCS4 c = 0; c < N_CODEPOINTS; c++)
+            if (marks[c])
+                coarse[c >> 9] |= (uint8_t)(1u << ((c >> 6) & 7));
+        if (f->flags == NULL) { /* (another thread may have read them meanwhile: nothing above lets it
+                                  * run after the call) */
+            f->flags = flags;
+            f->coarse = coarse;
+        }
+        else {
+            Py_DECREF(flags);
+            PyMem_Free(coarse);
+        }
     }
-    return unflagged((const uint8_t *)PyBytes_AS_STRING(f->flags), text);
+    const uint8_t *flags = (const uint8_t *)PyBytes_AS_STRING(f->flags);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    if (kind == PyUnicode_1BYTE_KIND ? unflagged_1(flags, f->coarse, data, n)
+        : kind == PyUnicode_2BYTE_KIND ? unflagged_2(flags, f->coarse, data, n)
+                                       : unflagged_4(flags, f->coarse, data, n))
+        return 1;
+    if (f->stable == NULL)
+        return 0;
+    PyObject *answer = PyObject_CallOneArg(f->stable, text);
+    int yes = answer != NULL ? PyObject_IsTrue(answer) : -1;
+    Py_XDECREF(answer);
+    if (yes < 0) {
+        if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) || PyErr_ExceptionMatches(PyExc_SystemExit))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    return yes;
 }
 
 static PyObject *
@@ -2196,7 +2252,9 @@ front_dealloc(PyObject *self)
     Py_XDECREF(f->owner);
     Py_XDECREF(f->method);
     Py_XDECREF(f->flags);
+    PyMem_Free(f->coarse);
     Py_XDECREF(f->flags_of);
+    Py_XDECREF(f->stable);
     Py_XDECREF(f->ordinary);
     Py_XDECREF(f->full);
     PyObject_Free(self);
@@ -2263,13 +2321,15 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *ordinary = nargs > 7 && args[7] != Py_None ? args[7] : NULL;
     PyObject *full = nargs > 8 && args[8] != Py_None ? args[8] : NULL;
-    if (nargs < 7 || nargs > 9 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
+    PyObject *stable = nargs > 9 && args[9] != Py_None ? args[9] : NULL;
+    if (nargs < 7 || nargs > 10 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
+        (stable != NULL && !PyCallable_Check(stable)) ||
         (args[6] != Py_None && !PyCallable_Check(args[6])) || (ordinary != NULL && !PyCallable_Check(ordinary)) ||
         (full != NULL && !PyCallable_Check(full)) || (ordinary != NULL) != (full != NULL) ||
         (ordinary != NULL) != (args[0] == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "front(encoder, owner: weakref, method, leads, split_leads, max_length: int, "
                                          "flags: a function returning bytes of 0x110000 | None, ordinary=None, "
-                                         "full=None): an encoder, or None and both of ordinary and full");
+                                         "full=None, stable=None): an encoder, or None and both of ordinary and full");
         return NULL;
     }
     Leads leads[2];
@@ -2295,7 +2355,9 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->leads[1] = leads[1];
     f->max_length = max_length;
     f->flags = NULL;
+    f->coarse = NULL;
     f->flags_of = args[6] == Py_None ? NULL : Py_NewRef(args[6]);
+    f->stable = stable != NULL ? Py_NewRef(stable) : NULL;
     f->ordinary = ordinary != NULL ? Py_NewRef(ordinary) : NULL;
     f->full = full != NULL ? Py_NewRef(full) : NULL;
     return (PyObject *)f;
@@ -2959,7 +3021,7 @@ static PyMethodDef bpe_methods[] = {
      "encode(encoder, text, mode) -> list of ids (mode 0), their number (1), bytes of uint32 ids (2), "
      "or None to decline the text"},
     {"front", (PyCFunction)(void (*)(void))bpe_front, METH_FASTCALL,
-     "front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None) -> "
+     "front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None, stable=None) -> "
      "Tokenizer.encode's common call in C (see there)"},
     {"join_ids", (PyCFunction)(void (*)(void))bpe_join_ids, METH_FASTCALL,
      "join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of uint32 ids)"},

@@ -28,12 +28,16 @@ pytestmark = pytest.mark.skipif(not compiled.NATIVE, reason="the front is part o
 RANKED = [row.name for row in BUNDLED if not row.name.startswith("mistral-v")]
 
 #: Pieces of the texts: added tokens and their first characters alone, NFC-sensitive characters
-#: (a combining accent, a Hangul jamo, a character NFC replaces), a lone surrogate, long runs.
+#: (a combining accent, a Hangul jamo, a character NFC replaces; and marks NFC leaves where they are,
+#: which the front asks the form about in C), a lone surrogate, long runs.
 _PIECES = [
     "hello",
     " world",
     "café",
     "e\u0301",
+    "x\u0301",
+    " नमस्ते",
+    "ที่",
     "\u1100\u1161",
     "\u212b",
     "\ud800",
@@ -140,3 +144,47 @@ def test_upgrade_and_back_reinstall_it() -> None:
     assert staged.upgrade_now(tok)
     assert tok.encode is not before and type(tok.encode).__name__ == "Front"
     assert tok.encode("x <|endoftext|>") == Tokenizer.encode(tok, "x <|endoftext|>")
+
+
+@pytest.mark.parametrize("upgraded", [False, True], ids=["compiled", "fastokens"])
+def test_a_flagged_text_the_form_keeps_is_asked_of_stable_in_c(upgraded: bool) -> None:
+    """A text holding a character NFC may change goes to the engine straight from C where the front's
+    ``stable`` says the form keeps it, and to the method where it says not, where it raises, or where
+    there is none: the calls each path makes are counted on a front built over Qwen3.6 (NFC)."""
+    tok = _tok("qwen3.6", upgraded)
+    backend = tok._backend
+    asked: list[str] = []
+    methods: list[str] = []
+
+    def method(owner: Tokenizer, text: str, *args: object, **kwargs: object) -> list[int]:
+        methods.append(text)
+        return Tokenizer.encode(owner, text, *args, **kwargs)
+
+    def build(stable: object) -> object:
+        if upgraded:
+            native = backend._tok
+            return compiled._bpe.front(
+                None, weakref.ref(tok), method, "<", "<", 1000, compiled._nfc_flags,
+                native.encode_ordinary, native.encode, stable,
+            )  # fmt: skip
+        engine = backend._engine
+        return compiled._bpe.front(
+            engine._encoder, weakref.ref(tok), method, "<", "<", 1000, compiled._nfc_flags, None, None, stable
+        )
+
+    def stable(text: str) -> bool:
+        asked.append(text)
+        return compiled.is_nfc(text)
+
+    def broken(text: str) -> bool:
+        raise ValueError("a check that fails sends the call to the method")
+
+    kept, changed = "x\u0301 नमस्ते", "e\u0301 café"
+    front = build(stable)
+    assert front(kept) == Tokenizer.encode(tok, kept) and (asked, methods) == ([kept], [])
+    assert front(changed) == Tokenizer.encode(tok, changed) and (asked, methods) == ([kept, changed], [changed])
+    assert front("plain ascii") == Tokenizer.encode(tok, "plain ascii") and len(asked) == 2  # (never asked)
+    methods.clear()
+    assert build(broken)(kept) == Tokenizer.encode(tok, kept) and methods == [kept]
+    methods.clear()
+    assert build(None)(kept) == Tokenizer.encode(tok, kept) and methods == [kept]

@@ -274,8 +274,16 @@ class CompiledEngine:
         change, encoded here straight from ``Tokenizer.encode`` -- no Python frame between; anything else
         is ``method(owner(), ...)``. Longer texts keep the Python path, where a faster engine may take
         over once it pays (:mod:`.staged`)."""
-        flags = None if self._normalize is None else (_nfkc_flags if self._nfkc else _nfc_flags)
-        return _bpe.front(self._encoder, owner, method, leads, split_leads, FRONT_MAX, flags)
+        if self._normalize is None:
+            return _bpe.front(self._encoder, owner, method, leads, split_leads, FRONT_MAX, None)
+        flags = _nfkc_flags if self._nfkc else _nfc_flags
+        # (a text holding a character the form may change is asked of is_stable in C before the method)
+        stable = self.is_stable
+        return _bpe.front(self._encoder, owner, method, leads, split_leads, FRONT_MAX, flags, None, None, stable)
+
+    def is_stable(self, text: str) -> bool:
+        """Whether the vocabulary's form leaves ``text`` as it is (every text where it has none)."""
+        return self._prepare(text) is text
 
     def _prepare(self, text: str) -> str:
         """The text in the vocabulary's normal form, by its reference's function (Python's NFC for the

@@ -290,7 +290,9 @@ class FastokensBackend:
         tok = self._tok
         # (what encode sends to fastokens in one call: below PARALLEL_MIN where a long text may be cut)
         longest = PARALLEL_MIN - 1 if self._cut else sys.maxsize
-        return _bpe.front(None, owner, method, leads, split_leads, longest, flags, tok.encode_ordinary, tok.encode)
+        stable = is_nfc if flags is not None else None  # (asked in C of a text holding a flagged character)
+        ordinary, full = tok.encode_ordinary, tok.encode
+        return _bpe.front(None, owner, method, leads, split_leads, longest, flags, ordinary, full, stable)
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         # (no closure here: one would make its variables cells, a measurable cost on a short encode)
