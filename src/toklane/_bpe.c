@@ -18,7 +18,7 @@
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * flagged(flags, texts, longest) -> which texts of a batch are long or hold a character flags marks.
  * front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
- *   stable=None) -> a callable that runs Tokenizer.encode's common call (a short str) straight on the encoder, or on
+ *   stable=None, ascii_max=0) -> a callable that runs Tokenizer.encode's common call (a short str) straight on the encoder, or on
  *   fastokens' binding, the rest through the method (see there).
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * sp_tune(encoder, priorities, rules=None) -> a G_SENTENCEPIECE encoder made a SentencePiece-style BPE
@@ -2004,7 +2004,7 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 /* ------------------------------------------------------------------------------- Front */
 
 /* front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
- * stable=None) -> a callable that is Tokenizer.encode for the common call, in one C call: f(text), or with the options
+ * stable=None, ascii_max=0) -> a callable that is Tokenizer.encode for the common call, in one C call: f(text), or with the options
  * add_special_tokens=False and split_special_tokens=True/False, text a str of at most max_length
  * characters. An added token can only start at one of leads (the characters the added tokens start
  * with, at most FRONT_LEADS; split_leads: those of the tokens still matched under split_special_tokens;
@@ -2013,10 +2013,12 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * character the form may change, or stable(text) (where given) must say the form leaves it as it is.
  * - On the compiled encoder (encoder given): a text holding none of the leads gets its ids straight from
  *   the encoder.
- * - On another engine's binding (encoder None; fastokens' Tokenizer): ordinary(text).ids where the text
- *   holds none of the leads (its encode_ordinary), else full(text, False, split).ids (its encode, which
- *   matches added tokens itself). What it raises sends the call to method (which recovers), an
- *   interrupt excepted.
+ * - On another engine's binding (ordinary and full given; fastokens' Tokenizer): ordinary(text).ids where
+ *   the text holds none of the leads (its encode_ordinary), else full(text, False, split).ids (its encode,
+ *   which matches added tokens itself). What it raises sends the call to method (which recovers), an
+ *   interrupt excepted. Given an encoder too (the compiled encoder over the same vocabulary), an ASCII
+ *   text of at most ascii_max characters holding none of the leads goes to the encoder instead: on
+ *   short ASCII text it is faster than the binding, whose call costs more than the encode itself.
  * Any other call, and a text the encoder declines, is method(owner, ...) (owner: a weak reference to
  * the tokenizer, so the tokenizer that holds this callable frees as before). */
 #define FRONT_LEADS 4
@@ -2034,6 +2036,7 @@ typedef struct {
     PyObject *method;  /* Tokenizer.encode, unbound */
     Leads leads[2];    /* [split_special_tokens] */
     Py_ssize_t max_length;
+    Py_ssize_t ascii_max; /* with both an encoder and another engine: the ASCII texts the encoder takes */
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
     uint8_t *coarse;    /* a bit per 64 code points, set where flags marks one of them (read with flags) */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
@@ -2228,16 +2231,16 @@ front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnam
         if (held < 0 || stable < 0)
             return NULL;
         if (stable && n <= f->max_length) {
-            if (f->e == NULL) {
-                PyObject *ids = front_foreign(f, text, held, split);
-                if (ids != NULL || PyErr_Occurred())
-                    return ids;
-            }
-            else if (!held) {
+            if (f->e != NULL && !held && (f->ordinary == NULL || (n <= f->ascii_max && PyUnicode_IS_ASCII(text)))) {
                 PyObject *ids = encode_object(f->e, text, AS_LIST);
                 if (ids != Py_None)
                     return ids;
                 Py_DECREF(ids);
+            }
+            if (f->ordinary != NULL) {
+                PyObject *ids = front_foreign(f, text, held, split);
+                if (ids != NULL || PyErr_Occurred())
+                    return ids;
             }
         }
     }
@@ -2322,14 +2325,18 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *ordinary = nargs > 7 && args[7] != Py_None ? args[7] : NULL;
     PyObject *full = nargs > 8 && args[8] != Py_None ? args[8] : NULL;
     PyObject *stable = nargs > 9 && args[9] != Py_None ? args[9] : NULL;
-    if (nargs < 7 || nargs > 10 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
+    Py_ssize_t ascii_max = nargs > 10 ? PyLong_AsSsize_t(args[10]) : 0;
+    if (ascii_max == -1 && PyErr_Occurred())
+        return NULL;
+    if (nargs < 7 || nargs > 11 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
         (stable != NULL && !PyCallable_Check(stable)) ||
         (args[6] != Py_None && !PyCallable_Check(args[6])) || (ordinary != NULL && !PyCallable_Check(ordinary)) ||
         (full != NULL && !PyCallable_Check(full)) || (ordinary != NULL) != (full != NULL) ||
-        (ordinary != NULL) != (args[0] == Py_None)) {
+        (ordinary == NULL && args[0] == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "front(encoder, owner: weakref, method, leads, split_leads, max_length: int, "
                                          "flags: a function returning bytes of 0x110000 | None, ordinary=None, "
-                                         "full=None, stable=None): an encoder, or None and both of ordinary and full");
+                                         "full=None, stable=None, ascii_max=0): an encoder, both of ordinary and "
+                                         "full, or both");
         return NULL;
     }
     Leads leads[2];
@@ -2337,9 +2344,9 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (ids_name == NULL && (ids_name = PyUnicode_InternFromString("ids")) == NULL)
         return NULL;
-    Encoder *e = ordinary != NULL ? NULL : PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
+    Encoder *e = args[0] == Py_None ? NULL : PyCapsule_GetPointer(args[0], "toklane._bpe.Encoder");
     Py_ssize_t max_length = PyLong_AsSsize_t(args[5]);
-    if ((e == NULL && ordinary == NULL) || (max_length == -1 && PyErr_Occurred()))
+    if ((e == NULL && args[0] != Py_None) || (max_length == -1 && PyErr_Occurred()))
         return NULL;
     if (PyType_Ready(&FrontType) < 0)
         return NULL;
@@ -2354,6 +2361,7 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->leads[0] = leads[0];
     f->leads[1] = leads[1];
     f->max_length = max_length;
+    f->ascii_max = ascii_max;
     f->flags = NULL;
     f->coarse = NULL;
     f->flags_of = args[6] == Py_None ? NULL : Py_NewRef(args[6]);
@@ -3021,7 +3029,8 @@ static PyMethodDef bpe_methods[] = {
      "encode(encoder, text, mode) -> list of ids (mode 0), their number (1), bytes of uint32 ids (2), "
      "or None to decline the text"},
     {"front", (PyCFunction)(void (*)(void))bpe_front, METH_FASTCALL,
-     "front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None, stable=None) -> "
+     "front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None, stable=None, "
+     "ascii_max=0) -> "
      "Tokenizer.encode's common call in C (see there)"},
     {"join_ids", (PyCFunction)(void (*)(void))bpe_join_ids, METH_FASTCALL,
      "join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of uint32 ids)"},

@@ -188,3 +188,41 @@ def test_a_flagged_text_the_form_keeps_is_asked_of_stable_in_c(upgraded: bool) -
     assert build(broken)(kept) == Tokenizer.encode(tok, kept) and methods == [kept]
     methods.clear()
     assert build(None)(kept) == Tokenizer.encode(tok, kept) and methods == [kept]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "qwen3.6", "deepseek-v4"])
+def test_after_the_upgrade_short_ascii_text_goes_to_the_compiled_encoder(name: str) -> None:
+    """With both engines, an ASCII text of at most ascii_max characters holding no lead goes to the
+    compiled encoder, anything else to fastokens' binding (the calls it gets are counted), and every
+    answer is the method's; a front with ascii_max 0 sends every text to the binding."""
+    from toklane.tokenizer.engines import fastokens
+
+    tok = _tok(name, True)
+    backend = tok._backend
+    native, encoder = backend._tok, backend.exact.compiled_encoder()
+    assert encoder is not None
+    calls: list[str] = []
+
+    def ordinary(text: str) -> object:
+        calls.append(text)
+        return native.encode_ordinary(text)
+
+    def full(text: str, *args: object) -> object:
+        calls.append(text)
+        return native.encode(text, *args)
+
+    def build(ascii_max: int) -> object:
+        flags = compiled._nfc_flags if name.startswith("qwen") else None
+        return compiled._bpe.front(
+            encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, flags, ordinary, full, None, ascii_max
+        )
+
+    limit = fastokens._FRONT_ASCII_MAX
+    short, long, other, lead = "Short text, 42.", "word " * (limit // 5 + 1), "café au lait", "x <|endoftext|>"
+    front = build(limit)
+    for text in (short, long, other, lead):
+        assert front(text) == Tokenizer.encode(tok, text)
+    assert calls == [long, other, lead]
+    calls.clear()
+    assert build(0)(short) == Tokenizer.encode(tok, short) and calls == [short]
+    assert type(tok.encode).__name__ == "Front" and tok.encode(short) == Tokenizer.encode(tok, short)

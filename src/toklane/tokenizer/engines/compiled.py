@@ -281,6 +281,11 @@ class CompiledEngine:
         stable = self.is_stable
         return _bpe.front(self._encoder, owner, method, leads, split_leads, FRONT_MAX, flags, None, None, stable)
 
+    @property
+    def native(self) -> Any:
+        """The compiled encoder itself (what ``toklane._bpe`` takes), for a front over another engine."""
+        return self._encoder
+
     def is_stable(self, text: str) -> bool:
         """Whether the vocabulary's form leaves ``text`` as it is (every text where it has none)."""
         return self._prepare(text) is text

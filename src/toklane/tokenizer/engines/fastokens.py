@@ -48,6 +48,12 @@ from .compiled import NATIVE, _bpe, _nfc_flags, front_leads, is_nfc
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+# An ASCII text of at most this many characters goes to the compiled encoder the backend replaced, not
+# to fastokens (the front, where the compiled module is built): fastokens' call costs more than the
+# compiled encode of a short text, and from about this length fastokens is ahead on code (its cache of
+# pieces across calls); measured in benchmarks/tokenizer.py's chat rows.
+_FRONT_ASCII_MAX = 128
+
 # A long text is cut about every this many characters (its pieces go to fastokens' threads); a stretch
 # of twice this without a place to cut goes to the exact engine.
 _PIECE = PARALLEL_MIN // 2
@@ -279,9 +285,10 @@ class FastokensBackend:
         a text's ids (of any length :meth:`encode` gives fastokens in one call) straight from its
         ``encode_ordinary`` where the text holds none of the characters the added tokens start with
         (those matched under ``split_special_tokens`` for such a call), else from its ``encode``, which
-        matches them; NFC-stable text only where the family normalises. What fastokens raises goes to
-        ``method``, which recovers. None where the compiled module is not built or texts are checked
-        another way (``stable``)."""
+        matches them; NFC-stable text only where the family normalises. A short ASCII text holding none of
+        them (:data:`_FRONT_ASCII_MAX`) goes to the compiled encoder of the exact backend, where it has one.
+        What fastokens raises goes to ``method``, which recovers. None where the compiled module is not
+        built or texts are checked another way (``stable``)."""
         if not NATIVE or (self._stable is not None and self._stable is not is_nfc):
             return None
         flags = _nfc_flags if self._stable is is_nfc else None
@@ -292,7 +299,11 @@ class FastokensBackend:
         longest = PARALLEL_MIN - 1 if self._cut else sys.maxsize
         stable = is_nfc if flags is not None else None  # (asked in C of a text holding a flagged character)
         ordinary, full = tok.encode_ordinary, tok.encode
-        return _bpe.front(None, owner, method, leads, split_leads, longest, flags, ordinary, full, stable)
+        compiled = getattr(self.exact, "compiled_encoder", None)
+        encoder = compiled() if compiled is not None else None
+        return _bpe.front(
+            encoder, owner, method, leads, split_leads, longest, flags, ordinary, full, stable, _FRONT_ASCII_MAX
+        )
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         # (no closure here: one would make its variables cells, a measurable cost on a short encode)

@@ -58,6 +58,10 @@ class RankedBPEBackend:
             None if make is None or (leads is None and split_leads is None) else make(owner, method, leads, split_leads)
         )
 
+    def compiled_encoder(self) -> Any:
+        """The compiled encoder the engine runs on (``toklane._bpe``; ordinary text, no added tokens), or None."""
+        return getattr(self._engine, "native", None)
+
     # encode ------------------------------------------------------------------
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
         added = self._match_atomic if split_special_tokens else self._match_all
