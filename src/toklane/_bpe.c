@@ -987,23 +987,15 @@ piece_end(int g, const Text *t, Py_ssize_t i)
     }
 }
 
-/* The UTF-8 bytes of t[a:b) into *buf (grown as needed), their count in *size: 0; 1 where t[a:b)
- * holds a lone surrogate (C_DECLINE's only code points: the text is declined, read as it is converted);
- * -2 when out of memory. */
-static int
-utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, size_t *size)
+/* The UTF-8 of the characters a..b of a str's data of one kind (a constant where it is inlined, so each
+ * kind gets its own loop without a switch per character) at *o, which moves past them: 0, or 1 where
+ * one is a lone surrogate. */
+static FORCE_INLINE int
+utf8_run(const void *data, const int kind, Py_ssize_t a, Py_ssize_t b, uint8_t **at)
 {
-    size_t need = (size_t)(b - a) * 4;
-    if (need > *cap) { /* (*buf is the caller's buffer while *cap is LOCAL_UTF8: its bytes are not kept) */
-        uint8_t *grown = *cap == LOCAL_UTF8 ? malloc(need) : realloc(*buf, need);
-        if (grown == NULL)
-            return -2;
-        *buf = grown;
-        *cap = need;
-    }
-    uint8_t *o = *buf;
+    uint8_t *o = *at;
     for (Py_ssize_t i = a; i < b; i++) {
-        Py_UCS4 c = ch(t, i);
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (c < 0x80)
             *o++ = (uint8_t)c;
         else if (c < 0x800) {
@@ -1024,6 +1016,32 @@ utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, s
             *o++ = (uint8_t)(0x80 | (c & 0x3F));
         }
     }
+    *at = o;
+    return 0;
+}
+
+/* The UTF-8 bytes of t[a:b) into *buf (grown as needed), their count in *size: 0; 1 where t[a:b)
+ * holds a lone surrogate (C_DECLINE's only code points: the text is declined, read as it is converted);
+ * -2 when out of memory. */
+static int
+utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, size_t *size)
+{
+    size_t need = (size_t)(b - a) * 4;
+    if (need > *cap) { /* (*buf is the caller's buffer while *cap is LOCAL_UTF8: its bytes are not kept) */
+        uint8_t *grown = *cap == LOCAL_UTF8 ? malloc(need) : realloc(*buf, need);
+        if (grown == NULL)
+            return -2;
+        *buf = grown;
+        *cap = need;
+    }
+    const void *data = t->data;
+    uint8_t *o = *buf;
+    int kind = t->kind;
+    int surrogate = kind == PyUnicode_1BYTE_KIND ? utf8_run(data, PyUnicode_1BYTE_KIND, a, b, &o)
+                    : kind == PyUnicode_2BYTE_KIND ? utf8_run(data, PyUnicode_2BYTE_KIND, a, b, &o)
+                                                   : utf8_run(data, PyUnicode_4BYTE_KIND, a, b, &o);
+    if (surrogate)
+        return 1;
     *size = (size_t)(o - *buf);
     return 0;
 }
