@@ -18,8 +18,8 @@
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * flagged(flags, texts, longest) -> which texts of a batch are long or hold a character flags marks.
  * front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
- *   stable=None, ascii_max=0) -> a callable that runs Tokenizer.encode's common call (a short str) straight on the encoder, or on
- *   fastokens' binding, the rest through the method (see there).
+ *   stable=None, ascii_max=0) -> a callable that runs Tokenizer.encode's common call (a short str)
+ *   straight on the encoder, or on fastokens' binding, the rest through the method (see there).
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * sp_tune(encoder, priorities, rules=None) -> a G_SENTENCEPIECE encoder made a SentencePiece-style BPE
  *   model's: a .model file's merges by score, or a tokenizer.json's merge rules (see there).
@@ -302,12 +302,13 @@ emit(Ids *out, uint32_t id)
     }
     if (out->n == out->cap) {
         size_t cap = out->cap * 2 + 64;
-        uint32_t *v = out->v == out->local ? malloc(cap * sizeof(uint32_t)) : realloc(out->v, cap * sizeof(uint32_t));
+        int local = out->v == out->local;
+        uint32_t *v = local ? malloc(cap * sizeof(uint32_t)) : realloc(out->v, cap * sizeof(uint32_t));
         if (v == NULL) {
             out->failed = 1;
             return;
         }
-        if (out->v == out->local && out->n)
+        if (local && out->n)
             memcpy(v, out->v, out->n * sizeof(uint32_t));
         out->v = v;
         out->cap = cap;
@@ -1050,7 +1051,8 @@ utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, s
 static int
 encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
 {
-    _Alignas(64) uint8_t local[LOCAL_UTF8]; /* (aligned as malloc's would be, or better: pieces are read a word at a time) */
+    /* (aligned as malloc's would be, or better: pieces are read a word at a time) */
+    _Alignas(64) uint8_t local[LOCAL_UTF8];
     uint8_t *buf = local;
     size_t cap = LOCAL_UTF8;
     int status = 0;
@@ -2022,13 +2024,14 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 /* ------------------------------------------------------------------------------- Front */
 
 /* front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
- * stable=None, ascii_max=0) -> a callable that is Tokenizer.encode for the common call, in one C call: f(text), or with the options
- * add_special_tokens=False and split_special_tokens=True/False, text a str of at most max_length
- * characters. An added token can only start at one of leads (the characters the added tokens start
- * with, at most FRONT_LEADS; split_leads: those of the tokens still matched under split_special_tokens;
- * None: more than that). Where the vocabulary normalises (flags: a function that returns its nfc_spans
- * table, called on the first text that is not ASCII; None where it does not), text must hold no
- * character the form may change, or stable(text) (where given) must say the form leaves it as it is.
+ * stable=None, ascii_max=0) -> a callable that is Tokenizer.encode for the common call, in one C call:
+ * f(text), or with the options add_special_tokens=False and split_special_tokens=True/False, text a str
+ * of at most max_length characters. An added token can only start at one of leads (the characters the
+ * added tokens start with, at most FRONT_LEADS; split_leads: those of the tokens still matched under
+ * split_special_tokens; None: more than that). Where the vocabulary normalises (flags: a function that
+ * returns its nfc_spans table, called on the first text that is not ASCII; None where it does not),
+ * text must hold no character the form may change, or stable(text) (where given) must say the form
+ * leaves it as it is.
  * - On the compiled encoder (encoder given): a text holding none of the leads gets its ids straight from
  *   the encoder.
  * - On another engine's binding (ordinary and full given; fastokens' Tokenizer): ordinary(text).ids where
@@ -2159,8 +2162,7 @@ front_stable(Front *f, PyObject *text)
         for (Py_UCS4 c = 0; c < N_CODEPOINTS; c++)
             if (marks[c])
                 coarse[c >> 9] |= (uint8_t)(1u << ((c >> 6) & 7));
-        if (f->flags == NULL) { /* (another thread may have read them meanwhile: nothing above lets it
-                                  * run after the call) */
+        if (f->flags == NULL) { /* (another thread may have read them while flags_of ran Python code) */
             f->flags = flags;
             f->coarse = coarse;
         }
@@ -2249,7 +2251,8 @@ front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnam
         if (held < 0 || stable < 0)
             return NULL;
         if (stable && n <= f->max_length) {
-            if (f->e != NULL && !held && (f->ordinary == NULL || (n <= f->ascii_max && PyUnicode_IS_ASCII(text)))) {
+            int own = f->ordinary == NULL || (n <= f->ascii_max && PyUnicode_IS_ASCII(text));
+            if (f->e != NULL && !held && own) {
                 PyObject *ids = encode_object(f->e, text, AS_LIST);
                 if (ids != Py_None)
                     return ids;
@@ -2526,7 +2529,8 @@ bpe_flagged(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             break;
         }
 #endif
-        if (PyUnicode_GET_LENGTH(text) < longest && (flags == NULL || PyUnicode_IS_ASCII(text) || unflagged(flags, text)))
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        if (n < longest && (flags == NULL || PyUnicode_IS_ASCII(text) || unflagged(flags, text)))
             continue;
         PyObject *index = PyLong_FromSsize_t(k);
         if (index == NULL || PyList_Append(found, index) < 0)

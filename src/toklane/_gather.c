@@ -493,9 +493,9 @@ gather_id_list(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* flat_lists(ints, ids, offsets): a flat batch encoding (fastokens' encode_batch_flat: ids, every text's
  * ids end to end as little-endian uint32 bytes; offsets, one more little-endian uint64 than the texts,
- * where each text's ids start) as one list of ids per text, the ints shared through the cache. ValueError where the buffers
- * disagree (a size not a multiple of the item, an offset out of order or past the ids). The buffers are
- * read as views held for the call. */
+ * where each text's ids start) as one list of ids per text, the ints shared through the cache.
+ * ValueError where the buffers disagree (a size not a multiple of the item, an offset out of order or
+ * past the ids). The buffers are read as views held for the call. */
 static PyObject *
 gather_flat_lists(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
