@@ -2103,36 +2103,36 @@ holds_lead(const Leads *leads, PyObject *text, Py_ssize_t n)
     return 0;
 }
 
-/* Whether flags (one byte per code point) marks no character of text. */
-static int
-unflagged(const uint8_t *flags, PyObject *text)
-{
-    const void *data = PyUnicode_DATA(text);
-    int kind = PyUnicode_KIND(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (flags[PyUnicode_READ(kind, data, i)])
-            return 0;
-    return 1;
-}
-
 #define COARSE_BYTES (N_CODEPOINTS / 64 / 8)
 #define COARSE_HIT(coarse, c) ((coarse)[(c) >> 9] & (1u << (((c) >> 6) & 7)))
 
-/* unflagged for one kind of str, its table look-ups only for characters in a block of 64 that holds a
- * flagged one (coarse: a bit per block, small enough to stay in the first-level cache; the table is a
- * megabyte, and most scripts' blocks hold no flagged character). */
+/* unflagged for one kind of str, the table read only for characters in a block of 64 that holds a
+ * flagged one where coarse is given (a bit per block, small enough to stay in the first-level cache;
+ * the table is a megabyte, and most scripts' blocks hold no flagged character). */
 #define UNFLAGGED_SCAN(NAME, CHAR)                                                                 \
     static int NAME(const uint8_t *flags, const uint8_t *coarse, const CHAR *chars, Py_ssize_t n)  \
     {                                                                                              \
         for (Py_ssize_t i = 0; i < n; i++)                                                         \
-            if (COARSE_HIT(coarse, chars[i]) && flags[chars[i]])                                   \
+            if ((coarse == NULL || COARSE_HIT(coarse, chars[i])) && flags[chars[i]])               \
                 return 0;                                                                          \
         return 1;                                                                                  \
     }
 UNFLAGGED_SCAN(unflagged_1, Py_UCS1)
 UNFLAGGED_SCAN(unflagged_2, Py_UCS2)
 UNFLAGGED_SCAN(unflagged_4, Py_UCS4)
+
+/* Whether flags (one byte per code point) marks no character of text; coarse: its blocks' summary
+ * (front_stable builds it with the flags), or NULL. */
+static int
+unflagged(const uint8_t *flags, const uint8_t *coarse, PyObject *text)
+{
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    return kind == PyUnicode_1BYTE_KIND   ? unflagged_1(flags, coarse, data, n)
+           : kind == PyUnicode_2BYTE_KIND ? unflagged_2(flags, coarse, data, n)
+                                          : unflagged_4(flags, coarse, data, n);
+}
 
 /* 1 where the vocabulary's form leaves text as it is (or it has none), 0 where it may not, -1 with an
  * exception (the flags read on first need). A text holding a flagged character is asked of stable
@@ -2171,13 +2171,7 @@ front_stable(Front *f, PyObject *text)
             PyMem_Free(coarse);
         }
     }
-    const uint8_t *flags = (const uint8_t *)PyBytes_AS_STRING(f->flags);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    if (kind == PyUnicode_1BYTE_KIND ? unflagged_1(flags, f->coarse, data, n)
-        : kind == PyUnicode_2BYTE_KIND ? unflagged_2(flags, f->coarse, data, n)
-                                       : unflagged_4(flags, f->coarse, data, n))
+    if (unflagged((const uint8_t *)PyBytes_AS_STRING(f->flags), f->coarse, text))
         return 1;
     if (f->stable == NULL)
         return 0;
@@ -2530,7 +2524,7 @@ bpe_flagged(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
 #endif
         Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-        if (n < longest && (flags == NULL || PyUnicode_IS_ASCII(text) || unflagged(flags, text)))
+        if (n < longest && (flags == NULL || PyUnicode_IS_ASCII(text) || unflagged(flags, NULL, text)))
             continue;
         PyObject *index = PyLong_FromSsize_t(k);
         if (index == NULL || PyList_Append(found, index) < 0)

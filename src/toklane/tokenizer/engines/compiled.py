@@ -274,11 +274,9 @@ class CompiledEngine:
         change, encoded here straight from ``Tokenizer.encode`` -- no Python frame between; anything else
         is ``method(owner(), ...)``. Longer texts keep the Python path, where a faster engine may take
         over once it pays (:mod:`.staged`)."""
-        if self._normalize is None:
-            return _bpe.front(self._encoder, owner, method, leads, split_leads, FRONT_MAX, None)
-        flags = _nfkc_flags if self._nfkc else _nfc_flags
+        flags = None if self._normalize is None else (_nfkc_flags if self._nfkc else _nfc_flags)
         # (a text holding a character the form may change is asked of is_stable in C before the method)
-        stable = self.is_stable
+        stable = None if flags is None else self.is_stable
         return _bpe.front(self._encoder, owner, method, leads, split_leads, FRONT_MAX, flags, None, None, stable)
 
     @property
