@@ -89,21 +89,29 @@ typedef struct {
 } Slot;
 
 /* A piece's ids kept across calls (a chat server encodes the same words and markup over and over):
- * two cache lines, its ids then its bytes in data (at most KEPT_DATA bytes of both). hash 0: an empty
- * slot (a piece whose hash is 0 is never kept); n_ids with KEPT_COUNTED: kept by a count, which knows
- * how many ids, not which (the ids' room is left as it was; a list call reads it as a miss). */
-#define KEPT_DATA 116
-#define KEPT_COUNTED 0x8000
+ * its ids then its bytes in data. hash 0: an empty slot (a piece whose hash is 0 is never kept); n_ids
+ * with KEPT_COUNTED: kept by a count, which knows how many ids, not which (the ids' room is left as it
+ * was; a list call reads it as a miss). A slot is KEPT_BYTES (two cache lines), or WIDE_BYTES in the
+ * wide table, which keeps what does not fit there: a CJK or Indic word of many ids (one Japanese run
+ * of ~20 characters, ~1 in 600 pieces of the benchmark's non-ASCII chat strings, took ~9% of their
+ * encode, merged on every call). */
 typedef struct {
     uint64_t hash;
     uint16_t size, n_ids;
-    uint32_t data[KEPT_DATA / 4];
+    uint32_t data[];
 } Kept;
+#define KEPT_BYTES 128
+#define KEPT_DATA (KEPT_BYTES - offsetof(Kept, data))
+#define WIDE_BYTES 512
+#define WIDE_DATA (WIDE_BYTES - offsetof(Kept, data))
+#define WIDE_SLOTS 1024
+#define KEPT_COUNTED 0x8000
 
 /* A direct-mapped table of pieces' ids, one call at a time: a call takes a free one (busy, atomically)
  * or goes without, so encoders on other threads (without the GIL) never share a slot being written.
- * 2 MB each (and 256 KB of Hot slots), allocated zeroed on first use (pages are touched as pieces are
- * kept): 16K slots keep ~10% more of a code text's pieces than 8K did, for ~10% more speed there. */
+ * 2 MB each (and 512 KB of wide slots, 256 KB of Hot slots), allocated zeroed on first use (pages are
+ * touched as pieces are kept): 16K slots keep ~10% more of a code text's pieces than 8K did, for ~10%
+ * more speed there. */
 #define KEPT_SLOTS 16384
 #define KEPT_TABLES 2
 /* A piece that is one token, kept beside the merged ones (32 bytes: its bytes inline, so a hit reads one
@@ -121,9 +129,16 @@ typedef struct {
 #if HAVE_ATOMICS
     atomic_flag busy;
 #endif
-    Kept *slots;
+    uint8_t *slots, *wide; /* KEPT_SLOTS of KEPT_BYTES, WIDE_SLOTS of WIDE_BYTES */
     Hot *hot;
 } KeptTable;
+
+/* The slot of hash h in a direct-mapped table of count slots (a power of two) of size bytes each */
+static inline Kept *
+kept_slot(uint8_t *table, uint64_t h, size_t count, size_t size)
+{
+    return (Kept *)(table + (h & (count - 1)) * size);
+}
 
 /* A kept table no other call holds, now held by this one (allocated on its first use), or NULL. */
 static KeptTable *
@@ -132,10 +147,13 @@ kept_take(KeptTable *tables)
 #if HAVE_ATOMICS
     for (int k = 0; k < KEPT_TABLES; k++)
         if (!atomic_flag_test_and_set_explicit(&tables[k].busy, memory_order_acquire)) {
-            if (tables[k].slots == NULL && ((tables[k].slots = calloc(KEPT_SLOTS, sizeof(Kept))) == NULL ||
-                                            (tables[k].hot = calloc(HOT_SLOTS, sizeof(Hot))) == NULL)) {
-                free(tables[k].slots);
-                tables[k].slots = NULL;
+            KeptTable *t = &tables[k];
+            if (t->slots == NULL && ((t->slots = calloc(KEPT_SLOTS, KEPT_BYTES)) == NULL ||
+                                     (t->wide = calloc(WIDE_SLOTS, WIDE_BYTES)) == NULL ||
+                                     (t->hot = calloc(HOT_SLOTS, sizeof(Hot))) == NULL)) {
+                free(t->slots);
+                free(t->wide);
+                t->slots = t->wide = NULL;
                 atomic_flag_clear_explicit(&tables[k].busy, memory_order_release);
                 return NULL;
             }
@@ -587,13 +605,35 @@ typedef struct {
     uint8_t *local_arena;
 } Memos;
 
-/* Keeps a piece's ids (out->v[from:], or their number in a count) in its slot of the call's kept table,
- * where they fit. */
+/* Whether slot keeps piece p[0:n) (hash h) for out: then its ids are emitted (or counted). */
+static inline int
+kept_hit(const Kept *slot, uint64_t h, const uint8_t *p, size_t n, Ids *out)
+{
+    uint32_t n_ids = slot->n_ids & ~KEPT_COUNTED;
+    if (slot->hash != h || slot->size != n || !same_bytes((const uint8_t *)(slot->data + n_ids), p, n))
+        return 0;
+    if (out->count_only) {
+        out->n += n_ids;
+        return 1;
+    }
+    if (slot->n_ids & KEPT_COUNTED)
+        return 0;
+    for (uint32_t k = 0; k < n_ids; k++)
+        emit(out, slot->data[k]);
+    return 1;
+}
+
+/* Keeps a piece's ids (out->v[from:], or their number in a count) in its slot of the call's kept table
+ * (slot: NULL where the piece is too long for one), else in its wide slot (likewise), where they fit. */
 static inline void
-keep(Kept *slot, uint64_t h, const uint8_t *p, size_t n, const Ids *out, size_t from)
+keep(Kept *slot, Kept *wide, uint64_t h, const uint8_t *p, size_t n, const Ids *out, size_t from)
 {
     size_t n_ids = out->n - from;
-    if (h == 0 || out->failed || 4 * n_ids + n > KEPT_DATA)
+    if (h == 0 || out->failed)
+        return;
+    if (slot == NULL || 4 * n_ids + n > KEPT_DATA)
+        slot = wide;
+    if (slot == NULL || 4 * n_ids + n > WIDE_DATA)
         return;
     slot->hash = h;
     slot->size = (uint16_t)n;
@@ -604,7 +644,7 @@ keep(Kept *slot, uint64_t h, const uint8_t *p, size_t n, const Ids *out, size_t 
 }
 
 static int
-encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memos, Kept *kept, Hot *hot)
+encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memos, KeptTable *kept, Hot *hot)
 {
     if (n == 1) {
         if (e->byte_rank[p[0]] == NO_RANK)
@@ -632,29 +672,18 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
         }
         return 0;
     }
-    Kept *slot = NULL;
-    if (kept != NULL && n < KEPT_DATA) {
-        slot = &kept[h & (KEPT_SLOTS - 1)];
-        uint32_t n_ids = slot->n_ids & ~KEPT_COUNTED;
-        if (slot->hash == h && slot->size == n && same_bytes((const uint8_t *)(slot->data + n_ids), p, n)) {
-            if (out->count_only) {
-                out->n += n_ids;
-                return 0;
-            }
-            if (!(slot->n_ids & KEPT_COUNTED)) {
-                for (uint32_t k = 0; k < n_ids; k++)
-                    emit(out, slot->data[k]);
-                return 0;
-            }
-        }
+    Kept *slot = NULL, *wide = NULL; /* (a piece that fits the wide table only is looked up in both) */
+    if (kept != NULL && n < WIDE_DATA) {
+        if (n < KEPT_DATA && kept_hit(slot = kept_slot(kept->slots, h, KEPT_SLOTS, KEPT_BYTES), h, p, n, out))
+            return 0;
+        if (kept_hit(wide = kept_slot(kept->wide, h, WIDE_SLOTS, WIDE_BYTES), h, p, n, out))
+            return 0;
     }
-    if (n >= SHORT_PIECE)
-        return merge_long(e, p, n, out);
     if (n > MEMO_MAX_PIECE) {
         size_t before = out->n;
-        int status = merge_short(e, p, n, out);
-        if (status == 0 && slot != NULL)
-            keep(slot, h, p, n, out, before);
+        int status = n >= SHORT_PIECE ? merge_long(e, p, n, out) : merge_short(e, p, n, out);
+        if (status == 0 && wide != NULL)
+            keep(slot, wide, h, p, n, out, before);
         return status;
     }
     if (memos->slots == NULL) {
@@ -680,8 +709,8 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
     }
     size_t before = out->n;
     int status = merge_short(e, p, n, out);
-    if (status == 0 && slot != NULL)
-        keep(slot, h, p, n, out, before);
+    if (status == 0 && wide != NULL)
+        keep(slot, wide, h, p, n, out, before);
     if (status == 0 && !out->failed && memos->used < memos->size / 2) {
         memcpy(memos->arena + memos->arena_size, p, n);
         memos->slots[i] = (Memo){h, (uint32_t)memos->arena_size, (uint32_t)n, (uint32_t)before,
@@ -1060,7 +1089,6 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
     _Alignas(64) uint8_t local_arena[LOCAL_MEMOS / 2 * MEMO_MAX_PIECE];
     Memos memos = {NULL, LOCAL_MEMOS, 0, NULL, 0, local_slots, local_arena};
     KeptTable *table = kept_take(e->kept);
-    Kept *kept = table != NULL ? table->slots : NULL;
     Hot *hot = table != NULL ? table->hot : NULL;
     while (memos.size < MEMO_SLOTS && (Py_ssize_t)memos.size < t->n / 2) /* a slot per two characters */
         memos.size *= 2;
@@ -1081,7 +1109,7 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
             break;
         else
             p = buf;
-        int r = encode_piece(e, p, size, out, &memos, kept, hot);
+        int r = encode_piece(e, p, size, out, &memos, table, hot);
         if (r == -1) {
             status = 1;
             break;
@@ -1109,6 +1137,7 @@ encoder_free_struct(Encoder *e)
 {
     for (int k = 0; e->kept != NULL && k < KEPT_TABLES; k++) {
         free(e->kept[k].slots);
+        free(e->kept[k].wide);
         free(e->kept[k].hot);
     }
     free(e->kept);

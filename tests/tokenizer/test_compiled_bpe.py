@@ -155,11 +155,23 @@ def test_pieces_recur_within_a_call(engines):
 
 # Forty pieces that are no token: their ids come from merges.
 _MERGED = [f"{'কখগঘঙচছজঝঞ'[k % 10]}{'ёжзийклмнопрстуфхцчшщ'[k % 20]}ৠ{k}" for k in range(40)]
+_KANA = "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモ"
+
+
+def _kana_word(k: int, length: int = 20) -> str:
+    """A run of katakana (one pre-token on every grammar) of many ids: too many, with its bytes, for a
+    kept slot, so it is kept in the wide table (distinct for each k)."""
+    return "".join(_KANA[(k // len(_KANA) ** (i % 3) + i) % len(_KANA)] for i in range(length))
+
+
+# Pieces kept in the wide table: many ids (katakana runs), past the short-piece merge (>= 128 bytes), and
+# one too long for any table (merged on every call).
+_WIDE = [_kana_word(k) for k in range(6)] + [_kana_word(7, 50), "∑∫√∞≠≤" * 8, "😀🚀🔥👍🏽" * 40]
 
 
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    words=st.lists(st.sampled_from([*_MERGED, "x", " y", "\n", "123"]), min_size=1, max_size=40),
+    words=st.lists(st.sampled_from([*_MERGED, *_WIDE, "x", " y", "\n", "123"]), min_size=1, max_size=40),
     modes=st.permutations([0, 1, 2]),
 )
 def test_pieces_kept_across_calls_give_the_reference_ids(engines, words, modes):
@@ -183,6 +195,18 @@ def test_more_pieces_than_are_kept_evict_each_other_soundly(engines):
     for text in (" ".join(words), " ".join(reversed(words)), " ".join(words[::7])):
         assert _bpe.encode(fast._encoder, text, 1) == len(reference.encode_ordinary(text))
         assert fast.encode_ordinary(text) == reference.encode_ordinary(text)
+
+
+def test_wide_pieces_evict_each_other_soundly(engines):
+    """Three thousand distinct katakana runs (each too many ids for a kept slot: more than the wide
+    table has slots), then again in another order, and counted: every call gives the reference's."""
+    fast, reference = engines
+    words = [_kana_word(k, 16 + k % 9) for k in range(3000)]
+    for text in (" ".join(words), " ".join(reversed(words)), " ".join(words[::5])):
+        assert _bpe.encode(fast._encoder, text, 1) == len(reference.encode_ordinary(text))
+        assert fast.encode_ordinary(text) == reference.encode_ordinary(text)
+    for word in words[:40]:  # one per call, kept by the calls before
+        assert _bpe.encode(fast._encoder, word, 0) == reference.encode_ordinary(word)
 
 
 def test_threads_share_the_kept_pieces_safely(engines):
