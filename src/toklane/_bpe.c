@@ -192,6 +192,7 @@ typedef struct {
      * split of a piece merges, by the piece's priority. */
     uint32_t *split_at;
     uint64_t *splits;
+    uint32_t *pair2; /* the rank of each two-byte piece (b0 << 8 | b1; NO_RANK: none): a merge's first pairs */
 } Encoder;
 
 /* A SentencePiece piece whose characters do not merge to it (a word of its bytes is encoded by merges). */
@@ -360,7 +361,7 @@ pairs_init(const Encoder *e, const uint8_t *p, size_t n, uint32_t *start, uint32
     if (!sp) { /* a part per byte */
         for (size_t i = 0; i <= n; i++) {
             start[i] = (uint32_t)i;
-            rank[i] = i + 1 < n ? pair_rank(e, p + i, 2, 1, 0) : NO_RANK;
+            rank[i] = i + 1 < n ? e->pair2[p[i] << 8 | p[i + 1]] : NO_RANK;
         }
         return n + 1;
     }
@@ -524,7 +525,7 @@ merge_long_as(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int 
         }
     next[n] = (uint32_t)(n + 1);
     for (uint32_t i = 0; i < n && next[i] < n; i = next[i]) {
-        uint32_t r = pair_rank(e, p + i, next[next[i]] - i, next[i] - i, sp);
+        uint32_t r = sp ? pair_rank(e, p + i, next[next[i]] - i, next[i] - i, sp) : e->pair2[p[i] << 8 | p[i + 1]];
         if (r != NO_RANK)
             heap_push(heap, &size, (Pair){r, i, next[next[i]]});
     }
@@ -730,13 +731,13 @@ typedef struct {
     const uint8_t *classes;
 } Text;
 
-static inline Py_UCS4
+static FORCE_INLINE Py_UCS4
 ch(const Text *t, Py_ssize_t i)
 {
     return PyUnicode_READ(t->kind, t->data, i);
 }
 
-static inline uint8_t
+static FORCE_INLINE uint8_t
 cls(const Text *t, Py_ssize_t i)
 {
     return t->classes[ch(t, i)];
@@ -770,7 +771,7 @@ ascii_punct(Py_UCS4 c)
 /* The whitespace alternatives at i, a whitespace character: 5 \s*[\r\n]+ (the run up to its last \r or
  * \n), else 6 \s+(?!\S) (the whole run where it ends the text or a class in lookahead_ok follows it,
  * the run less its last space otherwise), else 7 \s+ (a lone space). */
-static inline Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 space_run(const Text *t, Py_ssize_t i, uint8_t lookahead_ok)
 {
     Py_ssize_t n = t->n, w, last_newline = -1;
@@ -789,7 +790,7 @@ space_run(const Text *t, Py_ssize_t i, uint8_t lookahead_ok)
  *   4 \p{N}{1,3}     5 \s*[\r\n]+     6 \s+(?![^\s N CJK])     7 \s+     8 CJK+
  *   9 (?:OTHER(?!LM))+        (LM, PS: not CJK; OTHER: none of \s L M P S N CJK)
  * -1 where none matches (the caller declines the text). */
-static Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 ds_piece(const Text *t, Py_ssize_t i)
 {
     Py_ssize_t n = t->n, j;
@@ -838,7 +839,7 @@ ds_piece(const Text *t, Py_ssize_t i)
  *   4 ' '?[^\s LET N]+[\r\n]* (with '/' too where slash: o200k's [\r\n/]*)
  *   5 \s*[\r\n]+     6 \s+(?!\S)     7 \s+
  * not_pso: the classes that are not punctuation here (\s, N and the letter class). -1: no match. */
-static inline Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 punct_or_space(const Text *t, Py_ssize_t i, uint8_t not_pso, int slash)
 {
     Py_ssize_t n = t->n, j;
@@ -868,7 +869,7 @@ fold_is(Py_UCS4 c, char lower)
     return c < 0x80 && (c | 0x20) == (Py_UCS4)lower;
 }
 
-static inline Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 llama_piece(const Text *t, Py_ssize_t i, uint8_t let, Py_ssize_t digits)
 {
     Py_ssize_t n = t->n, j;
@@ -918,7 +919,7 @@ in_w(uint8_t f)
     return (f & C_M) || ((f & C_L) && !(f & C_P));
 }
 
-static inline Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 contraction(const Text *t, Py_ssize_t j)
 {
     Py_ssize_t n = t->n;
@@ -933,7 +934,7 @@ contraction(const Text *t, Py_ssize_t j)
 }
 
 /* U*W+ from j: its end, or -1 */
-static Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 cased_lower_from(const Text *t, Py_ssize_t j)
 {
     Py_ssize_t n = t->n, a, k, last_both = -1;
@@ -949,7 +950,7 @@ cased_lower_from(const Text *t, Py_ssize_t j)
 }
 
 /* U+W* from j: its end, or -1 */
-static Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 cased_upper_from(const Text *t, Py_ssize_t j)
 {
     Py_ssize_t n = t->n, a;
@@ -962,7 +963,7 @@ cased_upper_from(const Text *t, Py_ssize_t j)
     return a;
 }
 
-static Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 o200k_piece(const Text *t, Py_ssize_t i, int contractions, Py_ssize_t digits)
 {
     Py_ssize_t n = t->n, j;
@@ -984,7 +985,7 @@ o200k_piece(const Text *t, Py_ssize_t i, int contractions, Py_ssize_t digits)
 /* SentencePiece's words (the normalised text, spaces as U+2581): a run of U+2581 with what follows up to
  * the next one, \u2581*[^\u2581]+|\u2581+. No piece of the models sp_tune takes holds U+2581 after
  * another character, so merges never cross this split: it only bounds each merge's work. */
-static Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 sp_piece(const Text *t, Py_ssize_t i)
 {
     Py_ssize_t n = t->n, j = i;
@@ -996,7 +997,7 @@ sp_piece(const Text *t, Py_ssize_t i)
 }
 
 /* The end of the pre-token that starts at i under grammar g (-1: no match). */
-static inline Py_ssize_t
+static FORCE_INLINE Py_ssize_t
 piece_end(int g, const Text *t, Py_ssize_t i)
 {
     switch (g) {
@@ -1053,7 +1054,7 @@ utf8_run(const void *data, const int kind, Py_ssize_t a, Py_ssize_t b, uint8_t *
 /* The UTF-8 bytes of t[a:b) into *buf (grown as needed), their count in *size: 0; 1 where t[a:b)
  * holds a lone surrogate (C_DECLINE's only code points: the text is declined, read as it is converted);
  * -2 when out of memory. */
-static int
+static FORCE_INLINE int
 utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, size_t *size)
 {
     size_t need = (size_t)(b - a) * 4;
@@ -1076,10 +1077,12 @@ utf8_of(const Text *t, Py_ssize_t a, Py_ssize_t b, uint8_t **buf, size_t *cap, s
     return 0;
 }
 
-/* 0; 1 to decline the text; -2 out of memory. */
-static int
-encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
+/* encode_text for a str of one kind (a constant where it is inlined: the pre-tokeniser's every read of
+ * a character then skips PyUnicode_READ's switch on the kind). */
+static FORCE_INLINE int
+encode_text_as(const Encoder *e, const Text *text, int ascii, Ids *out, const int kind)
 {
+    const Text one_kind = {text->data, kind, text->n, text->classes}, *t = &one_kind;
     /* (aligned as malloc's would be, or better: pieces are read a word at a time) */
     _Alignas(64) uint8_t local[LOCAL_UTF8];
     uint8_t *buf = local;
@@ -1130,6 +1133,20 @@ encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
     return status;
 }
 
+/* 0; 1 to decline the text; -2 out of memory. */
+static int
+encode_text(const Encoder *e, const Text *t, int ascii, Ids *out)
+{
+    switch (t->kind) {
+    case PyUnicode_1BYTE_KIND:
+        return encode_text_as(e, t, ascii, out, PyUnicode_1BYTE_KIND);
+    case PyUnicode_2BYTE_KIND:
+        return encode_text_as(e, t, ascii, out, PyUnicode_2BYTE_KIND);
+    default:
+        return encode_text_as(e, t, ascii, out, PyUnicode_4BYTE_KIND);
+    }
+}
+
 /* ------------------------------------------------------------------------------- Python */
 
 static void
@@ -1144,6 +1161,7 @@ encoder_free_struct(Encoder *e)
     free(e->prio);
     free(e->split_at);
     free(e->splits);
+    free(e->pair2);
     id_ints_clear(&e->ids);
     if (e->image.obj != NULL)
         PyBuffer_Release(&e->image);
@@ -1303,6 +1321,21 @@ encoder_add(Encoder *e, const uint8_t *p, size_t n, long long r, uint32_t *used,
     return why == PUT_OK ? 0 : put_failed(why);
 }
 
+/* e->pair2 from the slots (what rank_hashed finds for each two bytes): 0, or -1 out of memory. */
+static int
+pair2_build(Encoder *e)
+{
+    if ((e->pair2 = malloc(65536 * sizeof(uint32_t))) == NULL)
+        return -1;
+    memset(e->pair2, 0xFF, 65536 * sizeof(uint32_t)); /* NO_RANK */
+    for (uint64_t i = 0; i <= e->mask; i++)
+        if (e->slots[i].size == 2) {
+            const uint8_t *p = e->blob + e->slots[i].start;
+            e->pair2[p[0] << 8 | p[1]] = e->slots[i].rank;
+        }
+    return 0;
+}
+
 /* The encoder as a capsule once every token is in: the by-rank table for decoding made from the
  * slots. Frees e and returns NULL on failure. */
 static PyObject *
@@ -1318,6 +1351,10 @@ encoder_finish(Encoder *e, uint32_t max_rank)
         const Slot *s = &e->slots[i];
         if (s->size != 0)
             e->by_rank[s->rank] = ((uint64_t)s->start << 32) | s->size;
+    }
+    if (pair2_build(e) < 0) {
+        PyErr_NoMemory();
+        goto fail;
     }
     if (id_ints_init(&e->ids, (Py_ssize_t)e->n_ranks) < 0)
         goto fail;
@@ -1721,6 +1758,10 @@ bpe_build_mapped(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     e->n_ranks = head.n_ranks;
     memcpy(e->byte_rank, head.byte_rank, sizeof e->byte_rank);
     e->image = view; /* (released with the encoder) */
+    if (pair2_build(e) < 0) {
+        encoder_free_struct(e);
+        return PyErr_NoMemory();
+    }
     if (id_ints_init(&e->ids, (Py_ssize_t)e->n_ranks) < 0) {
         encoder_free_struct(e);
         return NULL;
