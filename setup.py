@@ -3,7 +3,8 @@ results, slower): toklane._gather (ids to bytes; else toklane.gather's numpy fal
 toklane._bpe (the DeepSeek-V4 and Qwen3.5/3.6 encoders, and the quicktok engines' scan of the
 characters to check; else tiktoken and quicktok, and numpy) and
 toklane._trie (every marker in a whole text; else streammatch's find/match scan) and
-toklane._json (where a JSON value ends, checked without building it; else json's C decoder)."""
+toklane._json (where a JSON value ends, checked without building it; else json's C decoder;
+and the tools_schema walk's fast accept, else the walk)."""
 
 from setuptools import Extension, setup
 

@@ -23,6 +23,16 @@
  * bytes at a time (SSE2) or 8 (SWAR, 1-byte strings) between quotes, backslashes and control
  * characters. No Python code runs and nothing is allocated but the stack of a value nested deeper
  * than 256.
+ *
+ * schema_ok(tools, kinds, max_depth) -> bool
+ *   True only where toklane.parsing.schema's walk accepts the tools_schema `tools` (the walk holds the
+ *   rules and the errors; this is its fast accept): an exact list of tools made of exact dicts, lists and
+ *   strs where the walk reads (keys: strs, or ints, floats, bools and None passed over), with each rule of
+ *   the walk's. False where the walk refuses the schema, and wherever it might run code or read a
+ *   lookalike (a subclass, a tuple, a model): the caller then walks it. `kinds` is schema.py's table of
+ *   the keywords read (keyword -> what it holds: the codes below), max_depth its MAX_SCHEMA_DEPTH. The
+ *   recursion is one level per subschema depth and stops past max_depth (at most 256); the GIL is held,
+ *   nothing is allocated and no Python code runs (only exact strs are compared and looked up).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -192,6 +202,203 @@ members(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("(nN)", r >= 0 ? r : -1 - (-3 - r), list);
 }
 
+/* ---- schema_ok: the fast accept of toklane.parsing.schema's walk (see the header) ---- */
+
+/* What a keyword holds, as schema.py's table gives it: the codes of _KIND, then type, enum and required. */
+enum { KW_ONE, KW_ITEMS, KW_LIST, KW_MAP, KW_TYPE, KW_ENUM, KW_REQUIRED };
+
+/* A key (of a schema, a tool, a function) the walk reads past without running code: it hashes and compares
+ * as a built-in (a str key is read as a keyword instead). */
+static inline int
+plain_key(PyObject *key)
+{
+    return PyLong_CheckExact(key) || PyFloat_CheckExact(key) || PyBool_Check(key) || key == Py_None;
+}
+
+/* An exact list of exact strs (empty: `empty`). */
+static int
+str_list(PyObject *value, int empty)
+{
+    if (!PyList_CheckExact(value) || (!empty && PyList_GET_SIZE(value) == 0))
+        return 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(value); k++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(value, k)))
+            return 0;
+    return 1;
+}
+
+static int schema_node(PyObject *node, int depth, PyObject *kinds, int max_depth);
+
+/* A subschema at depth: true / false, or an exact dict that passes. */
+static inline int
+schema_sub(PyObject *sub, int depth, PyObject *kinds, int max_depth)
+{
+    if (PyDict_CheckExact(sub))
+        return schema_node(sub, depth, kinds, max_depth);
+    return PyBool_Check(sub);
+}
+
+/* An exact list of subschemas at depth. */
+static int
+schema_subs(PyObject *list, int depth, PyObject *kinds, int max_depth)
+{
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(list); k++) {
+        int r = schema_sub(PyList_GET_ITEM(list, k), depth, kinds, max_depth);
+        if (r <= 0)
+            return r;
+    }
+    return 1;
+}
+
+/* 1 where the walk passes the schema `node` (an exact dict) at depth, 0 where it refuses it or might, -1 on an
+ * error (none is expected: only exact strs are looked up, in the table's exact-str keys). Recursion: one level
+ * per depth, and none past max_depth. */
+static int
+schema_node(PyObject *node, int depth, PyObject *kinds, int max_depth)
+{
+    if (depth > max_depth)
+        return 0;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(node, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key)) {
+            if (plain_key(key))
+                continue;
+            return 0;
+        }
+        PyObject *code = PyDict_GetItemWithError(kinds, key);
+        if (code == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            continue; /* not a keyword the walk reads */
+        }
+        int r = 1;
+        switch (PyLong_AsLong(code)) {
+        case KW_TYPE:
+            r = value == Py_None || PyUnicode_CheckExact(value) || str_list(value, 0);
+            break;
+        case KW_ENUM:
+            r = value == Py_None || PyList_CheckExact(value);
+            break;
+        case KW_REQUIRED:
+            r = value == Py_None || str_list(value, 1);
+            break;
+        case KW_ONE: /* null too is read as the subschema */
+            r = schema_sub(value, depth + 1, kinds, max_depth);
+            break;
+        case KW_ITEMS:
+            if (value != Py_None)
+                r = PyList_CheckExact(value) ? schema_subs(value, depth + 1, kinds, max_depth)
+                                             : schema_sub(value, depth + 1, kinds, max_depth);
+            break;
+        case KW_LIST:
+            if (value != Py_None)
+                r = PyList_CheckExact(value) ? schema_subs(value, depth + 1, kinds, max_depth) : 0;
+            break;
+        case KW_MAP:
+            if (value != Py_None) {
+                if (!PyDict_CheckExact(value))
+                    return 0;
+                Py_ssize_t at = 0;
+                PyObject *name, *sub;
+                while (r > 0 && PyDict_Next(value, &at, &name, &sub))
+                    r = PyUnicode_CheckExact(name) ? schema_sub(sub, depth + 1, kinds, max_depth) : 0;
+            }
+            break;
+        default:
+            if (PyErr_Occurred())
+                return -1;
+        }
+        if (r <= 0)
+            return r;
+    }
+    return 1;
+}
+
+/* The value under each of the `count` keys of an exact dict (NULL where absent): 1, or 0 where a key is one
+ * the walk might run code for. */
+static int
+read_keys(PyObject *dict, const char *const *names, PyObject **found, int count)
+{
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    for (int k = 0; k < count; k++)
+        found[k] = NULL;
+    while (PyDict_Next(dict, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key)) {
+            if (plain_key(key))
+                continue;
+            return 0;
+        }
+        for (int k = 0; k < count; k++)
+            if (PyUnicode_CompareWithASCIIString(key, names[k]) == 0)
+                found[k] = value;
+    }
+    return 1;
+}
+
+/* One tool: 1 where the walk passes it, 0 where it refuses it or might, -1 on an error. */
+static int
+schema_tool(PyObject *tool, PyObject *kinds, int max_depth)
+{
+    static const char *const tool_keys[] = {"function", "type"}, *const fn_keys[] = {"name", "parameters"};
+    PyObject *found[2], *fn;
+    if (!PyDict_CheckExact(tool) || !read_keys(tool, tool_keys, found, 2))
+        return 0;
+    if (found[0] != NULL) {
+        fn = found[0];
+        if (!PyDict_CheckExact(fn) || !read_keys(fn, fn_keys, found, 2))
+            return 0;
+    } else {
+        PyObject *type = found[1];
+        if (type != NULL) {
+            if (PyUnicode_CheckExact(type)) {
+                if (PyUnicode_CompareWithASCIIString(type, "function") != 0)
+                    return 1; /* a built-in tool: nothing to type */
+            } else { /* != "function" without running code: passed over as a built-in tool */
+                return type == Py_None || PyBool_Check(type) || PyLong_CheckExact(type) || PyFloat_CheckExact(type)
+                       || PyList_CheckExact(type) || PyDict_CheckExact(type);
+            }
+        }
+        fn = tool;
+        if (!read_keys(fn, fn_keys, found, 2))
+            return 0;
+    }
+    PyObject *name = found[0], *params = found[1];
+    if (name == NULL || !PyUnicode_CheckExact(name) || PyUnicode_GetLength(name) == 0)
+        return 0;
+    if (params == NULL || params == Py_None)
+        return 1;
+    return PyDict_CheckExact(params) ? schema_node(params, 0, kinds, max_depth) : 0;
+}
+
+static PyObject *
+schema_ok(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyDict_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "schema_ok expects (tools, kinds: dict, max_depth)");
+        return NULL;
+    }
+    PyObject *tools = args[0], *kinds = args[1];
+    long max_depth = PyLong_AsLong(args[2]);
+    if (max_depth == -1 && PyErr_Occurred())
+        return NULL;
+    if (max_depth < 0 || max_depth > 256) {
+        PyErr_Format(PyExc_ValueError, "schema_ok: max_depth %ld out of range (0..256)", max_depth);
+        return NULL;
+    }
+    if (!PyList_CheckExact(tools))
+        Py_RETURN_FALSE;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(tools); k++) {
+        int r = schema_tool(PyList_GET_ITEM(tools, k), kinds, (int)max_depth);
+        if (r < 0)
+            return NULL;
+        if (r == 0)
+            Py_RETURN_FALSE;
+    }
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"value_end", (PyCFunction)(void (*)(void))value_end, METH_FASTCALL,
      "value_end(s, i) -> end of the valid JSON value at s[i], or -1 - (where it fails)"},
@@ -199,6 +406,8 @@ static PyMethodDef methods[] = {
      "string_end(s, i) -> end of the valid JSON string whose body starts at s[i], or -1 - (where it fails)"},
     {"members", (PyCFunction)(void (*)(void))members, METH_FASTCALL,
      "members(s, i, size) -> (end, [start, value_start, stop, ...]): the container at s[i] in spans of ~size"},
+    {"schema_ok", (PyCFunction)(void (*)(void))schema_ok, METH_FASTCALL,
+     "schema_ok(tools, kinds, max_depth) -> True only where toklane.parsing.schema's walk accepts tools"},
     {NULL, NULL, 0, NULL},
 };
 

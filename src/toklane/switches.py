@@ -13,7 +13,8 @@ variable                    values                         meaning (who reads it
                                                            same results. :func:`pure_python`, read once
                                                            per module at import (set it before importing
                                                            toklane): ``gather``, ``streammatch``,
-                                                           ``parsing.jsonscan``, ``server.body``,
+                                                           ``parsing.jsonscan``, ``parsing.schema``,
+                                                           ``server.body``,
                                                            ``tokenizer.engines.compiled`` and
                                                            ``.quickranks``.
 ``TOKLANE_THREADS``         a whole number ``n``; anything Most threads one tokenizer engine uses:

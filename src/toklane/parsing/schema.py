@@ -25,6 +25,12 @@ parsers' ``{tool: parameters}`` index, both made once, when a parser first reads
 a caller that builds many parsers with the same tools. A request's tool models (what the plugins
 read) are found by the image of the fields parsers read (:func:`request_tools_schema`).
 
+On a first sight the walk's verdict comes from ``toklane._json.schema_ok`` where it is built: the same
+rules over exact built-in values only, read from the keyword tables here, which answers True only where
+the walk accepts -- anything else (an error, a lookalike, a subclass) is walked, so every error and its
+path still come from the walk; without it (no compiler, ``TOKLANE_PURE_PYTHON``) each first sight is walked.
+It does not replace the image: a first sight writes one anyway, to be found and remembered by.
+
 Why not by identity first: lists and dicts take no weak references and have no version a caller's
 change would bump, so an ``id()`` hit would still have to prove that nothing inside changed -- the
 same C pass over the whole schema that the value key is, for the same cost. Nor by ``==`` against the
@@ -43,6 +49,7 @@ from operator import attrgetter
 from typing import Any
 
 from ..errors import InvalidToolsSchemaError, json_kind
+from ..switches import pure_python
 
 #: Deepest nesting of subschemas accepted (real tool schemas stay under ~10).
 MAX_SCHEMA_DEPTH = 64
@@ -164,7 +171,8 @@ def validate_tools_schema(tools_schema: Any) -> ToolsSchema | None:
     try:
         image = marshal.dumps(tools_schema, 4)
     except (ValueError, RecursionError):  # a value marshal does not write (a model, a subclass), or too deep
-        _walk(tools_schema)
+        if _schema_ok is None or not _schema_ok(tools_schema, _C_KINDS, MAX_SCHEMA_DEPTH):
+            _walk(tools_schema)
         return None
     found = _valid.get(image)
     if found is not None:
@@ -173,7 +181,8 @@ def validate_tools_schema(tools_schema: Any) -> ToolsSchema | None:
         except KeyError:  # dropped by another thread meanwhile
             pass
         return found
-    _walk(tools_schema)
+    if _schema_ok is None or not _schema_ok(tools_schema, _C_KINDS, MAX_SCHEMA_DEPTH):
+        _walk(tools_schema)
     return _remember(image, len(tools_schema))
 
 
@@ -311,6 +320,16 @@ _ONE_SUB, _ITEMS, _LIST, _MAP = range(4)
 _LEAF_STOP = _NESTING_SET | {"required"}
 _NO_ENUM: list[Any] = []
 _KIND = {**dict.fromkeys(_ONE, _ONE_SUB), "items": _ITEMS, **dict.fromkeys(_LISTS, _LIST), **dict.fromkeys(_MAPS, _MAP)}
+#: The compiled check's table (toklane._json.schema_ok): each keyword a schema's walk reads -> _KIND's code,
+#: then ``type``, ``enum``, ``required``.
+_C_KINDS = {**_KIND, "type": 4, "enum": 5, "required": 6}
+
+try:
+    if pure_python():
+        raise ImportError("TOKLANE_PURE_PYTHON is set")
+    from .._json import schema_ok as _schema_ok
+except ImportError:  # built without the C extensions (or told not to use them): the walk alone
+    _schema_ok = None
 
 
 #: The subschema keywords a schema holds (two or more) -> them in the order they are checked, for the
