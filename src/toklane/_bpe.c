@@ -422,17 +422,32 @@ merge_pair(const Encoder *e, const uint8_t *p, uint32_t *start, uint32_t *rank, 
 }
 
 /* Pieces shorter than SHORT_PIECE: tiktoken's array scan (find the lowest rank, merge, update the
- * two neighbours). Returns 0, or -1 where a part is no token (a byte missing from the ranks). */
+ * two neighbours). Returns 0, or -1 where a part is no token (a byte missing from the ranks). In
+ * byte-level BPE a pair's rank is the id of the part it merges to: each part's id is kept as it merges
+ * (tok), so the parts left are emitted without a probe of the rank table each. */
 static FORCE_INLINE int
 merge_short_as(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int sp)
 {
-    uint32_t start[SHORT_PIECE + 1], rank[SHORT_PIECE + 1];
+    uint32_t start[SHORT_PIECE + 1], rank[SHORT_PIECE + 1], tok[SHORT_PIECE];
     size_t at = 0, m = pairs_init(e, p, n, start, rank, sp);
-    while (lowest_pair(rank, m, &at) != NO_RANK)
+    for (size_t i = 0; !sp && i < n; i++)
+        tok[i] = e->byte_rank[p[i]];
+    while (lowest_pair(rank, m, &at) != NO_RANK) {
+        if (!sp) { /* (parts at and at + 1 of the m - 1 become one) */
+            tok[at] = rank[at];
+            memmove(tok + at + 1, tok + at + 2, (m - at - 3) * sizeof(uint32_t));
+        }
         merge_pair(e, p, start, rank, &m, at, sp);
-    for (size_t i = 0; i + 1 < m; i++)
-        if (emit_part(e, p + start[i], start[i + 1] - start[i], out, sp) < 0)
+    }
+    for (size_t i = 0; i + 1 < m; i++) {
+        if (!sp) {
+            if (tok[i] == NO_RANK)
+                return -1;
+            emit(out, tok[i]);
+        }
+        else if (emit_part(e, p + start[i], start[i + 1] - start[i], out, sp) < 0)
             return -1;
+    }
     return 0;
 }
 
@@ -507,13 +522,16 @@ static FORCE_INLINE int
 merge_long_as(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int sp)
 {
     uint32_t *next = malloc((n + 1) * sizeof(uint32_t)), *prev = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t *tok = sp ? NULL : malloc(n * sizeof(uint32_t)); /* each part's id, at its start (as above) */
     Pair *heap = malloc(2 * n * sizeof(Pair) + sizeof(Pair));
     size_t size = 0;
     int status = 0;
-    if (next == NULL || prev == NULL || heap == NULL) {
+    if (next == NULL || prev == NULL || heap == NULL || (!sp && tok == NULL)) {
         status = -2;
         goto done;
     }
+    for (size_t i = 0; !sp && i < n; i++)
+        tok[i] = e->byte_rank[p[i]];
     /* the parts: bytes, or characters under sp_tune (next and prev are read at part starts only) */
     uint32_t last = UINT32_MAX;
     for (size_t i = 0; i <= n; i++)
@@ -536,6 +554,8 @@ merge_long_as(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int 
             continue; /* stale: left was merged away, or one of the two parts grew */
         next[left] = top.end;
         next[right] = UINT32_MAX;
+        if (!sp)
+            tok[left] = top.rank;
         if (top.end < n)
             prev[top.end] = left;
         /* the pairs the merged part now forms with its neighbours (at most two per merge) */
@@ -552,14 +572,18 @@ merge_long_as(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int 
                 heap_push(heap, &size, (Pair){r, left, after});
         }
     }
-    for (uint32_t i = 0; i < n; i = next[i])
-        if (emit_part(e, p + i, next[i] - i, out, sp) < 0) {
+    for (uint32_t i = 0; i < n; i = next[i]) {
+        if (!sp && tok[i] != NO_RANK)
+            emit(out, tok[i]);
+        else if (!sp || emit_part(e, p + i, next[i] - i, out, sp) < 0) {
             status = -1;
             goto done;
         }
+    }
 done:
     free(next);
     free(prev);
+    free(tok);
     free(heap);
     return status;
 }
