@@ -701,7 +701,8 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
     if (kept != NULL && n < WIDE_DATA) {
         if (n < KEPT_DATA && kept_hit(slot = kept_slot(kept->slots, h, KEPT_SLOTS, KEPT_BYTES), h, p, n, out))
             return 0;
-        if (kept_hit(wide = kept_slot(kept->wide, h, WIDE_SLOTS, WIDE_BYTES), h, p, n, out))
+        wide = kept_slot(kept->wide, h, WIDE_SLOTS, WIDE_BYTES);
+        if (n * 5 > KEPT_DATA && kept_hit(wide, h, p, n, out)) /* (a shorter piece always fits a slot) */
             return 0;
     }
     if (n > MEMO_MAX_PIECE) {
