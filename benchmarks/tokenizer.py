@@ -39,6 +39,7 @@ import time
 import timeit
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -147,6 +148,55 @@ _MULTILINGUAL = (
 class Batch(list):
     """Texts encoded in one call, through each engine's batch API where it has one (one thread: the
     process is pinned to one core)."""
+
+
+class Fresh(list):
+    """Strings no contender has seen, a call each: each timed call takes the next ``per`` of them (its own
+    slice, per contender and round), so an engine finds only what earlier slices left in its caches, as a
+    server's next request does; a chat-string list repeats its strings between rounds, which an engine's
+    piece cache then holds whole. Exactness is checked on the first slice, which no timed call takes."""
+
+    def __init__(self, texts: list[str], slices: int) -> None:
+        super().__init__(texts)
+        self.per = max(1, len(texts) // slices)
+        self.at = self.per
+
+    def sample(self) -> list[str]:
+        return self[: self.per]
+
+    def take(self) -> list[str]:
+        """The next unused slice (once all are used, they are used again: then not a first sight)."""
+        if self.at + self.per > len(self):
+            self.at = self.per
+        self.at += self.per
+        return self[self.at - self.per : self.at]
+
+
+def first_sight_names(slices: int = 56) -> Fresh | None:
+    """Country, language and currency names in 163 languages (pycountry's translations, ~3 MB), joined per
+    language into strings of 20-200 characters and shuffled: natural words, most not ASCII, first seen
+    by every call (:class:`Fresh`). None where pycountry is not installed."""
+    import gettext
+    import random
+
+    try:
+        import pycountry
+    except ImportError:
+        return None
+    rng = random.Random(0)
+    out: list[str] = []
+    for mo in sorted(Path(pycountry.__file__).parent.glob("locales/*/LC_MESSAGES/*.mo")):
+        with mo.open("rb") as f:
+            catalog = gettext.GNUTranslations(f)._catalog  # type: ignore[attr-defined]
+        text = ""
+        for key, value in catalog.items():
+            if key and isinstance(value, str) and value and value != key:
+                text = f"{text}, {value}" if text else value
+                if len(text) >= rng.randint(20, 200):
+                    out.append(text)
+                    text = ""
+    rng.shuffle(out)
+    return Fresh(out, slices)
 
 
 def chat_strings(megabytes: float) -> list[str]:
@@ -431,14 +481,20 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
 
     from toklane.tokenizer.engines import staged
 
-    def each(fn: Callable[[str], list[int]], text: str | list[str]) -> list[int] | list[list[int]]:
-        """``fn`` on a text, on each of a list, or on a :class:`Batch` in one call where it has a batch API."""
+    def each(fn: Callable[[str], list[int]], text: str | list[str], timed: bool = False) -> Any:
+        """``fn`` on a text, on each of a list, or on a :class:`Batch` in one call where it has a batch API;
+        on a :class:`Fresh` list, on each of its next slice (``timed``) or of the slice checked."""
         if isinstance(text, str):
             return fn(text)
+        if isinstance(text, Fresh):
+            return [fn(t) for t in (text.take() if timed else text.sample())]
         batch = getattr(fn, "batch", None) if isinstance(text, Batch) else None
         return batch(text) if batch is not None else [fn(t) for t in text]
 
     sizes = {label: len("".join(t).encode()) for label, t in texts.items()}
+    for label, t in texts.items():
+        if isinstance(t, Fresh):  # (a timed call encodes one slice)
+            sizes[label] = sizes[label] * t.per // len(t)
     results: dict[tuple[str, str], float] = {}
     table: list[tuple] = []
     with _tempfile.TemporaryDirectory() as tmp:
@@ -457,6 +513,8 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
             restore = _one_core()
             try:
                 for label, text in texts.items():
+                    if isinstance(text, Fresh):  # (each tokenizer's engines see every slice first)
+                        text.at = text.per
                     ref = each(reference, text)
 
                     def ours(t: str, tok=tok) -> list[int]:
@@ -464,8 +522,8 @@ def encode_rows(rows: list, texts: dict[str, str], quick: bool, names: Sequence[
 
                     ours.batch = lambda ts, tok=tok: tok.encode_batch(ts, split_special_tokens=True)  # type: ignore[attr-defined]
 
-                    fns = {"toklane": lambda text=text, ours=ours: each(ours, text)}
-                    fns.update({e: (lambda fn=fn, text=text: each(fn, text)) for e, fn in engines.items()})
+                    fns = {"toklane": lambda text=text, ours=ours: each(ours, text, True)}
+                    fns.update({e: (lambda fn=fn, text=text: each(fn, text, True)) for e, fn in engines.items()})
                     best = best_times_interleaved(fns, repeat=3 if quick else 5)
                     if "fastokens" in fns:
                         # The ratio to fastokens from a second round of the two alone: the slow peers
@@ -1303,6 +1361,9 @@ def main() -> None:
         "chat strings, a call each": chat_strings(size),
         "chat strings, one batch": Batch(chat_strings(size)),
     }
+    names = first_sight_names()
+    if names is not None:
+        texts["names in 163 languages, first sight, a call each"] = names
     encode: list = []
     with _part("encode"):
         encode_rows(encode, texts, args.quick, QUICK_NAMES if args.quick else toklane.bundled_names())
