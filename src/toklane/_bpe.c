@@ -310,6 +310,7 @@ typedef struct {
     size_t n, cap;
     int count_only, failed;
     uint32_t *local; /* the caller's own buffer v starts in (not freed here), or NULL */
+    size_t merged;   /* pieces merged (none of the tables kept them): what the front routes by */
 } Ids;
 
 static inline void
@@ -705,6 +706,7 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
         if (n * 5 > KEPT_DATA && kept_hit(wide, h, p, n, out)) /* (a shorter piece always fits a slot) */
             return 0;
     }
+    out->merged++; /* (a recurrence within the call, found below, is counted too: it was merged here) */
     if (n > MEMO_MAX_PIECE) {
         size_t before = out->n;
         int status = n >= SHORT_PIECE ? merge_long(e, p, n, out) : merge_short(e, p, n, out);
@@ -2051,7 +2053,7 @@ none:
 
 /* encode's work: text (a str) by e in mode; None to decline it. */
 static PyObject *
-encode_object(Encoder *e, PyObject *text, long mode)
+encode_object(Encoder *e, PyObject *text, long mode, size_t *merged)
 {
     int count = mode == AS_COUNT;
 #if PY_VERSION_HEX < 0x030C0000
@@ -2087,6 +2089,8 @@ encode_object(Encoder *e, PyObject *text, long mode)
             Py_RETURN_NONE;
         return PyErr_NoMemory();
     }
+    if (merged != NULL)
+        *merged = out.merged;
     if (count)
         return PyLong_FromSize_t(out.n);
     PyObject *result;
@@ -2113,7 +2117,7 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_ValueError, "encode: unknown mode %ld", mode);
         return NULL;
     }
-    return encode_object(e, args[1], mode);
+    return encode_object(e, args[1], mode, NULL);
 }
 
 /* ------------------------------------------------------------------------------- Front */
@@ -2134,10 +2138,17 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  *   which matches added tokens itself). What it raises sends the call to method (which recovers), an
  *   interrupt excepted. Given an encoder too (the compiled encoder over the same vocabulary), an ASCII
  *   text of at most ascii_max characters holding none of the leads goes to the encoder instead: on
- *   short ASCII text it is faster than the binding, whose call costs more than the encode itself.
+ *   short ASCII text it is faster than the binding, whose call costs more than the encode itself --
+ *   where its words are ones it has seen. A first-sight word is merged pair by pair, a probe of the
+ *   rank table each, where the binding's merges are faster: while a quarter of the recent such calls
+ *   (ASCII_SLOW) merged MERGES_SLOW pieces or more, those texts go to the binding, and one in
+ *   ASCII_PROBE still to the encoder, which keeps the record current.
  * Any other call, and a text the encoder declines, is method(owner, ...) (owner: a weak reference to
  * the tokenizer, so the tokenizer that holds this callable frees as before). */
 #define FRONT_LEADS 4
+#define MERGES_SLOW 2
+#define ASCII_SLOW 256 /* of 1024 */
+#define ASCII_PROBE 8
 typedef struct {
     Py_UCS4 chars[FRONT_LEADS];
     int n; /* -1: more than FRONT_LEADS (an added token may start anywhere) */
@@ -2153,6 +2164,8 @@ typedef struct {
     Leads leads[2];    /* [split_special_tokens] */
     Py_ssize_t max_length;
     Py_ssize_t ascii_max; /* with both an encoder and another engine: the ASCII texts the encoder takes */
+    int slow;             /* of those calls, the share (x 1024, a moving average over ~16) that merged much */
+    unsigned probe;       /* such texts counted while slow is past ASCII_SLOW */
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
     uint8_t *coarse;    /* a bit per 64 code points, set where flags marks one of them (read with flags) */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
@@ -2340,9 +2353,14 @@ front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnam
         if (held < 0 || stable < 0)
             return NULL;
         if (stable && n <= f->max_length) {
-            int own = f->ordinary == NULL || (n <= f->ascii_max && PyUnicode_IS_ASCII(text));
+            int own = f->ordinary == NULL, chosen = 0;
+            if (!own && n <= f->ascii_max && PyUnicode_IS_ASCII(text))
+                own = chosen = f->slow < ASCII_SLOW || ++f->probe % ASCII_PROBE == 0;
             if (f->e != NULL && !held && own) {
-                PyObject *ids = encode_object(f->e, text, AS_LIST);
+                size_t merged = 0;
+                PyObject *ids = encode_object(f->e, text, AS_LIST, &merged);
+                if (chosen) /* (the GIL is held: a text this short is encoded without releasing it) */
+                    f->slow += (merged >= MERGES_SLOW ? 1024 / 16 : 0) - f->slow / 16;
                 if (ids != Py_None)
                     return ids;
                 Py_DECREF(ids);
@@ -2393,8 +2411,19 @@ front_attribute(PyObject *self, void *name)
     return PyObject_GetAttrString(((Front *)self)->method, (const char *)name);
 }
 
+/* How the encoder does on the short ASCII texts it is sent beside another engine: the share (of 1024) of
+ * the recent ones that merged MERGES_SLOW pieces or more, and whether such a text now goes to it. */
+static PyObject *
+front_ascii_route(PyObject *self, void *closure)
+{
+    Front *f = (Front *)self;
+    return Py_BuildValue("(iO)", f->slow, f->slow < ASCII_SLOW ? Py_True : Py_False);
+}
+
 static PyGetSetDef front_getset[] = {
     {"__wrapped__", front_wrapped, NULL, "the tokenizer's encode method", NULL},
+    {"ascii_route", front_ascii_route, NULL, "(the share of 1024 that merged much, whether the encoder takes)",
+     NULL},
     {"__doc__", front_attribute, NULL, NULL, "__doc__"},
     {"__name__", front_attribute, NULL, NULL, "__name__"},
     {"__qualname__", front_attribute, NULL, NULL, "__qualname__"},
@@ -2472,6 +2501,8 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->leads[1] = leads[1];
     f->max_length = max_length;
     f->ascii_max = ascii_max;
+    f->slow = 0;
+    f->probe = 0;
     f->flags = NULL;
     f->coarse = NULL;
     f->flags_of = args[6] == Py_None ? NULL : Py_NewRef(args[6]);

@@ -226,3 +226,58 @@ def test_after_the_upgrade_short_ascii_text_goes_to_the_compiled_encoder(name: s
     calls.clear()
     assert build(0)(short) == Tokenizer.encode(tok, short) and calls == [short]
     assert type(tok.encode).__name__ == "Front" and tok.encode(short) == Tokenizer.encode(tok, short)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_short_ascii_text_that_merges_much_goes_to_the_binding_while_it_does(name: str) -> None:
+    """The compiled encoder merges a word it has not seen pair by pair, slower than fastokens' binding:
+    while a quarter of the recent short ASCII texts merged two pieces or more, such texts go to the
+    binding, one in eight still to the encoder (which keeps the record current), and back to the
+    encoder once its texts are ones it knows. Every answer is the method's."""
+    import random
+
+    from toklane.tokenizer.engines import fastokens
+
+    tok = _tok(name, True)
+    backend = tok._backend
+    native, encoder = backend._tok, backend.exact.compiled_encoder()
+    calls: list[str] = []
+
+    def ordinary(text: str) -> object:
+        calls.append(text)
+        return native.encode_ordinary(text)
+
+    front = compiled._bpe.front(
+        encoder,
+        weakref.ref(tok),
+        Tokenizer.encode,
+        "<",
+        "<",
+        1000,
+        None,
+        ordinary,
+        native.encode,
+        None,
+        fastokens._FRONT_ASCII_MAX,
+    )
+    rng = random.Random(f"{name} merges")
+
+    def unseen() -> str:  # (words of rare letters, new to every table: each a merge)
+        return " ".join("".join(rng.choice("qxzjvkwfy") for _ in range(rng.randint(6, 9))) for _ in range(4))
+
+    assert front.ascii_route == (0, True)
+    for _ in range(40):
+        text = unseen()
+        assert front(text) == Tokenizer.encode(tok, text)
+    slow, to_encoder = front.ascii_route
+    assert slow >= 256 and not to_encoder
+    calls.clear()
+    texts = [unseen() for _ in range(64)]
+    assert [front(t) for t in texts] == [Tokenizer.encode(tok, t) for t in texts]
+    assert len(calls) == 56  # (one in eight to the encoder)
+    known = ["the cat sat on the mat", "hello world", "a b c", "print(x)"]
+    for k in range(400):
+        assert front(known[k % 4]) == Tokenizer.encode(tok, known[k % 4])
+    assert front.ascii_route[1]
+    calls.clear()
+    assert front("the cat sat on the mat") == Tokenizer.encode(tok, "the cat sat on the mat") and calls == []

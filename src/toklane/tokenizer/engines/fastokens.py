@@ -51,7 +51,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # An ASCII text of at most this many characters goes to the compiled encoder the backend replaced, not
 # to fastokens (the front, where the compiled module is built): fastokens' call costs more than the
 # compiled encode of a short text, and from about this length fastokens is ahead on code (its cache of
-# pieces across calls). Measured per bundled vocabulary on slices of code and of prose, one core.
+# pieces across calls). Measured per bundled vocabulary on slices of code and of prose, one core. Words
+# the encoder has not seen it merges slower than fastokens: while such texts merge much (first-sight
+# names in many languages), the front sends them to fastokens (see toklane._bpe's front).
 _FRONT_ASCII_MAX = 128
 
 # A long text is cut about every this many characters (its pieces go to fastokens' threads); a stretch
