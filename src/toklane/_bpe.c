@@ -698,7 +698,7 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
         }
         return 0;
     }
-    Kept *slot = NULL, *wide = NULL; /* (a piece that fits the wide table only is looked up in both) */
+    Kept *slot = NULL, *wide = NULL; /* (a piece too long to fit every slot is looked up in both) */
     if (kept != NULL && n < WIDE_DATA) {
         if (n < KEPT_DATA && kept_hit(slot = kept_slot(kept->slots, h, KEPT_SLOTS, KEPT_BYTES), h, p, n, out))
             return 0;
