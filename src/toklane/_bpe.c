@@ -288,6 +288,8 @@ rank_of(const Encoder *e, const uint8_t *p, size_t n)
 static FORCE_INLINE uint32_t
 pair_rank(const Encoder *e, const uint8_t *p, size_t n, size_t left, const int sp)
 {
+    if (!sp && n == 2) /* (two bytes: from the direct table, without a hash or a probe) */
+        return e->pair2[p[0] << 8 | p[1]];
     uint32_t r = rank_hashed(e, p, n, hash_bytes(p, n));
     if (!sp || r == NO_RANK)
         return r;
@@ -362,7 +364,7 @@ pairs_init(const Encoder *e, const uint8_t *p, size_t n, uint32_t *start, uint32
     if (!sp) { /* a part per byte */
         for (size_t i = 0; i <= n; i++) {
             start[i] = (uint32_t)i;
-            rank[i] = i + 1 < n ? e->pair2[p[i] << 8 | p[i + 1]] : NO_RANK;
+            rank[i] = i + 1 < n ? pair_rank(e, p + i, 2, 1, 0) : NO_RANK;
         }
         return n + 1;
     }
@@ -544,7 +546,7 @@ merge_long_as(const Encoder *e, const uint8_t *p, size_t n, Ids *out, const int 
         }
     next[n] = (uint32_t)(n + 1);
     for (uint32_t i = 0; i < n && next[i] < n; i = next[i]) {
-        uint32_t r = sp ? pair_rank(e, p + i, next[next[i]] - i, next[i] - i, sp) : e->pair2[p[i] << 8 | p[i + 1]];
+        uint32_t r = pair_rank(e, p + i, next[next[i]] - i, next[i] - i, sp);
         if (r != NO_RANK)
             heap_push(heap, &size, (Pair){r, i, next[next[i]]});
     }
