@@ -171,8 +171,7 @@ def validate_tools_schema(tools_schema: Any) -> ToolsSchema | None:
     try:
         image = marshal.dumps(tools_schema, 4)
     except (ValueError, RecursionError):  # a value marshal does not write (a model, a subclass), or too deep
-        if _schema_ok is None or not _schema_ok(tools_schema, _C_KINDS, MAX_SCHEMA_DEPTH):
-            _walk(tools_schema)
+        _check(tools_schema)
         return None
     found = _valid.get(image)
     if found is not None:
@@ -181,8 +180,7 @@ def validate_tools_schema(tools_schema: Any) -> ToolsSchema | None:
         except KeyError:  # dropped by another thread meanwhile
             pass
         return found
-    if _schema_ok is None or not _schema_ok(tools_schema, _C_KINDS, MAX_SCHEMA_DEPTH):
-        _walk(tools_schema)
+    _check(tools_schema)
     return _remember(image, len(tools_schema))
 
 
@@ -271,6 +269,12 @@ def request_tools_schema(tools: Any) -> Any:
 def _dumped(tools: Any) -> list[Any]:
     """The tools as OpenAI dicts, by pydantic (what the plugins always handed over before)."""
     return [t.model_dump(mode="json", exclude_none=True) if hasattr(t, "model_dump") else t for t in tools]
+
+
+def _check(tools_schema: Any) -> None:
+    """The walk, unless the compiled fast accept (where built) passes the schema first."""
+    if _schema_ok is None or not _schema_ok(tools_schema, _C_KINDS, MAX_SCHEMA_DEPTH):
+        _walk(tools_schema)
 
 
 def _walk(tools_schema: Any) -> None:
