@@ -25,7 +25,7 @@
  *   model's: a .model file's merges by score, or a tokenizer.json's merge rules (see there).
  * encoder_image(encoder) -> its tables as bytes; build_mapped(image, classes, grammar) -> an encoder
  *   over such an image read in place (a memory map shared by processes), None where it is unsound.
- * nfc_spans(flags, text) -> the spans of text NFC may change (see there).
+ * nfc_spans(flags, text, quick=False) -> the spans of text NFC may change (see there).
  * flag_scan(flags, prefixes, text) -> the positions the quicktok engines check (toklane.tokenizer
  *   .quickranks.CheckedEngine: characters quicktok may read differently, irregular tokens' starts).
  *
@@ -2122,6 +2122,75 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return encode_object(e, args[1], mode, NULL);
 }
 
+/* The spans of nfc_spans in one kind of str, as start/end pairs appended to bounds: 0, or -1 when
+ * it cannot grow. Runs without the GIL. */
+#define NFC_SCAN(NAME, CHAR)                                                                       \
+    static int NAME(const uint8_t *flags, const CHAR *chars, Py_ssize_t n, Positions *bounds)      \
+    {                                                                                              \
+        Py_ssize_t starter = 0, end = -1;                                                          \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
+            if (!flags[chars[i]]) {                                                                \
+                starter = i;                                                                       \
+                continue;                                                                          \
+            }                                                                                      \
+            Py_ssize_t j = i + 1;                                                                  \
+            while (j < n && flags[chars[j]])                                                       \
+                j++;                                                                               \
+            if (bounds->count && starter <= end) /* joins the span before */                       \
+                bounds->at[bounds->count - 1] = j;                                                 \
+            else if (positions_add(bounds, starter) || positions_add(bounds, j))                   \
+                return -1;                                                                         \
+            end = j;                                                                               \
+            i = j - 1;                                                                             \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }
+NFC_SCAN(nfc_scan_1, Py_UCS1)
+NFC_SCAN(nfc_scan_2, Py_UCS2)
+NFC_SCAN(nfc_scan_4, Py_UCS4)
+
+#define GIL_FREE_SCAN 4096 /* characters from which nfc_spans scans without the GIL (a short scan costs less) */
+
+/* The spans of text (one kind of str) nfc_spans finds with flags, into bounds: 0, or -1 when it cannot
+ * grow. Runs without the GIL. */
+static int
+nfc_scan(const uint8_t *flags, int kind, const void *data, Py_ssize_t n, Positions *bounds)
+{
+    return kind == PyUnicode_1BYTE_KIND   ? nfc_scan_1(flags, data, n, bounds)
+           : kind == PyUnicode_2BYTE_KIND ? nfc_scan_2(flags, data, n, bounds)
+                                          : nfc_scan_4(flags, data, n, bounds);
+}
+
+/* Unicode's NFC quick check (UAX #15) of each span in bounds, from the values of the NFC table
+ * (compiled._compute_nfc_flags): a flagged character's byte is its combining class's rank << 2 | its
+ * NFC_QC (0 yes, 1 maybe, 2 no), so a mark out of canonical order or a character NFC never keeps
+ * answers no, and a span of none marked maybe is in NFC. Another table's 1 reads as maybe (every span
+ * left to the full check). Keeps in bounds the spans left open (a maybe); returns 1 where one answers
+ * no (bounds then undefined), else 0. Runs without the GIL. */
+static int
+nfc_quick(const uint8_t *flags, int kind, const void *data, Positions *bounds)
+{
+    Py_ssize_t open = 0;
+    for (Py_ssize_t k = 0; 2 * k < bounds->count; k++) {
+        Py_ssize_t a = (Py_ssize_t)bounds->at[2 * k], b = (Py_ssize_t)bounds->at[2 * k + 1];
+        unsigned last = 0, maybe = 0;
+        for (Py_ssize_t i = a; i < b; i++) {
+            uint8_t f = flags[PyUnicode_READ(kind, data, i)];
+            unsigned rank = f >> 2;
+            if ((f & 3) == 2 || (rank && last > rank))
+                return 1;
+            maybe |= f & 1;
+            last = rank;
+        }
+        if (maybe) {
+            bounds->at[open++] = a;
+            bounds->at[open++] = b;
+        }
+    }
+    bounds->count = open;
+    return 0;
+}
+
 /* ------------------------------------------------------------------------------- Front */
 
 /* front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
@@ -2131,8 +2200,10 @@ bpe_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * added tokens start with, at most FRONT_LEADS; split_leads: those of the tokens still matched under
  * split_special_tokens; None: more than that). Where the vocabulary normalises (flags: a function that
  * returns its nfc_spans table, called on the first text that is not ASCII; None where it does not),
- * text must hold no character the form may change, or stable(text) (where given) must say the form
- * leaves it as it is.
+ * text must hold no character the form may change, or stable(span) (where given) must say the form
+ * leaves each span nfc_spans finds with the flags as it is (asked per span from C, not of the whole
+ * text: Python's check of a whole text is slow on Indic text, and a call through is_nfc cost more than
+ * a short text's encode).
  * - On the compiled encoder (encoder given): a text holding none of the leads gets its ids straight from
  *   the encoder.
  * - On another engine's binding (ordinary and full given; fastokens' Tokenizer): ordinary(text).ids where
@@ -2156,6 +2227,16 @@ typedef struct {
     int n; /* -1: more than FRONT_LEADS (an added token may start anywhere) */
 } Leads;
 
+/* stable's answer for a short span, kept by the front: the same few syllables recur across texts (a
+ * consonant and a vowel sign that may compose), and each answer is a Python call (~0.3-0.5 us). */
+#define SPAN_MEMO 512
+#define SPAN_MEMO_CHARS 6
+typedef struct {
+    Py_UCS4 chars[SPAN_MEMO_CHARS];
+    uint8_t n; /* 0: empty */
+    uint8_t stable;
+} SpanMemo;
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -2171,7 +2252,8 @@ typedef struct {
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
     uint8_t *coarse;    /* a bit per 64 code points, set where flags marks one of them (read with flags) */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
-    PyObject *stable;   /* whether the form leaves a text holding a flagged character as it is, or NULL */
+    PyObject *stable;   /* whether the form leaves a span around flagged characters as it is, or NULL */
+    SpanMemo *memo;     /* stable's answers for short spans (SPAN_MEMO slots, read with flags), or NULL */
     PyObject *ordinary; /* another engine's encode_ordinary and encode, or NULL */
     PyObject *full;
 } Front;
@@ -2244,6 +2326,55 @@ unflagged(const uint8_t *flags, const uint8_t *coarse, PyObject *text)
                                           : unflagged_4(flags, coarse, data, n);
 }
 
+/* Whether the form leaves text as it is: no, where the quick check (nfc_quick) of a span nfc_spans
+ * finds with the front's flags says no; else whether stable(span) holds for every span it leaves open
+ * (the first that fails ends the scan; a span that is the whole text is text itself; a short span's
+ * answer is kept in the memo). 1, 0, or -1 with an exception. The text is scanned with the GIL held, as
+ * the front's other scans are. */
+static int
+spans_stable(Front *f, PyObject *text)
+{
+    const uint8_t *flags = (const uint8_t *)PyBytes_AS_STRING(f->flags);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    Positions bounds = {0};
+    int failed = nfc_scan(flags, kind, data, n, &bounds);
+    int yes = failed ? -1 : !nfc_quick(flags, kind, data, &bounds);
+    if (failed)
+        PyErr_NoMemory();
+    for (Py_ssize_t k = 0; yes == 1 && 2 * k < bounds.count; k++) {
+        Py_ssize_t a = (Py_ssize_t)bounds.at[2 * k], b = (Py_ssize_t)bounds.at[2 * k + 1];
+        SpanMemo *slot = NULL;
+        if (b - a <= SPAN_MEMO_CHARS) {
+            uint64_t h = (uint64_t)(b - a);
+            for (Py_ssize_t i = a; i < b; i++)
+                h = (h ^ PyUnicode_READ(kind, data, i)) * 0x9E3779B97F4A7C15ull;
+            slot = &f->memo[(h >> 32) & (SPAN_MEMO - 1)];
+            Py_ssize_t i = a;
+            while (i < b && slot->n == b - a && slot->chars[i - a] == PyUnicode_READ(kind, data, i))
+                i++;
+            if (i == b) {
+                yes = slot->stable;
+                continue;
+            }
+        }
+        PyObject *span = a == 0 && b == n ? Py_NewRef(text) : PyUnicode_Substring(text, a, b);
+        PyObject *answer = span != NULL ? PyObject_CallOneArg(f->stable, span) : NULL;
+        Py_XDECREF(span);
+        yes = answer != NULL ? PyObject_IsTrue(answer) : -1;
+        Py_XDECREF(answer);
+        if (slot != NULL && yes >= 0) { /* (kept: the same span gets the same answer) */
+            for (Py_ssize_t i = a; i < b; i++)
+                slot->chars[i - a] = PyUnicode_READ(kind, data, i);
+            slot->n = (uint8_t)(b - a);
+            slot->stable = (uint8_t)yes;
+        }
+    }
+    PyMem_RawFree(bounds.at);
+    return yes;
+}
+
 /* 1 where the vocabulary's form leaves text as it is (or it has none), 0 where it may not, -1 with an
  * exception (the flags read on first need). A text holding a flagged character is asked of stable
  * (where given): most such texts are in the form already (the flags mark every character the form may
@@ -2272,22 +2403,29 @@ front_stable(Front *f, PyObject *text)
         for (Py_UCS4 c = 0; c < N_CODEPOINTS; c++)
             if (marks[c])
                 coarse[c >> 9] |= (uint8_t)(1u << ((c >> 6) & 7));
+        SpanMemo *memo = f->stable != NULL ? PyMem_Calloc(SPAN_MEMO, sizeof(SpanMemo)) : NULL;
+        if (f->stable != NULL && memo == NULL) {
+            Py_DECREF(flags);
+            PyMem_Free(coarse);
+            PyErr_NoMemory();
+            return -1;
+        }
         if (f->flags == NULL) { /* (another thread may have read them while flags_of ran Python code) */
             f->flags = flags;
             f->coarse = coarse;
+            f->memo = memo;
         }
         else {
             Py_DECREF(flags);
             PyMem_Free(coarse);
+            PyMem_Free(memo);
         }
     }
     if (unflagged((const uint8_t *)PyBytes_AS_STRING(f->flags), f->coarse, text))
         return 1;
     if (f->stable == NULL)
         return 0;
-    PyObject *answer = PyObject_CallOneArg(f->stable, text);
-    int yes = answer != NULL ? PyObject_IsTrue(answer) : -1;
-    Py_XDECREF(answer);
+    int yes = spans_stable(f, text);
     if (yes < 0) {
         if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) || PyErr_ExceptionMatches(PyExc_SystemExit))
             return -1;
@@ -2386,6 +2524,7 @@ front_dealloc(PyObject *self)
     Py_XDECREF(f->method);
     Py_XDECREF(f->flags);
     PyMem_Free(f->coarse);
+    PyMem_Free(f->memo);
     Py_XDECREF(f->flags_of);
     Py_XDECREF(f->stable);
     Py_XDECREF(f->ordinary);
@@ -2507,6 +2646,7 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->probe = 0;
     f->flags = NULL;
     f->coarse = NULL;
+    f->memo = NULL;
     f->flags_of = args[6] == Py_None ? NULL : Py_NewRef(args[6]);
     f->stable = stable != NULL ? Py_NewRef(stable) : NULL;
     f->ordinary = ordinary != NULL ? Py_NewRef(ordinary) : NULL;
@@ -2543,49 +2683,26 @@ bpe_join_ids(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return id_ints_join(&e->ids, args[1], bytes_of_ids, "join_ids: the arrays changed");
 }
 
-/* The spans of nfc_spans in one kind of str, as start/end pairs appended to bounds: 0, or -1 when
- * it cannot grow. Runs without the GIL. */
-#define NFC_SCAN(NAME, CHAR)                                                                       \
-    static int NAME(const uint8_t *flags, const CHAR *chars, Py_ssize_t n, Positions *bounds)      \
-    {                                                                                              \
-        Py_ssize_t starter = 0, end = -1;                                                          \
-        for (Py_ssize_t i = 0; i < n; i++) {                                                       \
-            if (!flags[chars[i]]) {                                                                \
-                starter = i;                                                                       \
-                continue;                                                                          \
-            }                                                                                      \
-            Py_ssize_t j = i + 1;                                                                  \
-            while (j < n && flags[chars[j]])                                                       \
-                j++;                                                                               \
-            if (bounds->count && starter <= end) /* joins the span before */                       \
-                bounds->at[bounds->count - 1] = j;                                                 \
-            else if (positions_add(bounds, starter) || positions_add(bounds, j))                   \
-                return -1;                                                                         \
-            end = j;                                                                               \
-            i = j - 1;                                                                             \
-        }                                                                                          \
-        return 0;                                                                                  \
-    }
-NFC_SCAN(nfc_scan_1, Py_UCS1)
-NFC_SCAN(nfc_scan_2, Py_UCS2)
-NFC_SCAN(nfc_scan_4, Py_UCS4)
-
-/* nfc_spans(flags, text) -> [(start, end), ...]: the spans of text NFC may change, for a table of one
- * byte per code point (0x110000), non-zero where NFC may change or reorder a character, or join it
- * to the one before (a mark, a character NFC replaces, the second of a composition). Every other
- * character starts a segment NFC leaves apart, so each span runs from the last such character
- * before a flagged one to the next after it; the spans are merged and in order. The text is
- * scanned with the GIL released (a str is immutable and the caller holds it). */
+/* nfc_spans(flags, text, quick=False) -> [(start, end), ...]: the spans of text NFC may change, for a
+ * table of one byte per code point (0x110000), non-zero where NFC may change or reorder a character, or
+ * join it to the one before (a mark, a character NFC replaces, the second of a composition). Every other
+ * character starts a segment NFC leaves apart, so each span runs from the last such character before a
+ * flagged one to the next after it; the spans are merged and in order. quick: only the spans NFC's quick
+ * check (nfc_quick) leaves open, or None where it says the text is not in NFC. A long text is scanned
+ * with the GIL released (a str is immutable and the caller holds it). */
 static PyObject *
 bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyBytes_Check(args[0]) || PyBytes_GET_SIZE(args[0]) != N_CODEPOINTS ||
+    if (nargs < 2 || nargs > 3 || !PyBytes_Check(args[0]) || PyBytes_GET_SIZE(args[0]) != N_CODEPOINTS ||
         !PyUnicode_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "nfc_spans(flags: bytes of 0x110000, text: str)");
+        PyErr_SetString(PyExc_TypeError, "nfc_spans(flags: bytes of 0x110000, text: str, quick: bool = False)");
         return NULL;
     }
     const uint8_t *flags = (const uint8_t *)PyBytes_AS_STRING(args[0]);
     PyObject *text = args[1];
+    int quick = nargs > 2 ? PyObject_IsTrue(args[2]) : 0;
+    if (quick < 0)
+        return NULL;
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(text) < 0)
         return NULL;
@@ -2593,20 +2710,21 @@ bpe_nfc_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyUnicode_IS_ASCII(text))
         return PyList_New(0);
     const void *data = PyUnicode_DATA(text);
-    int kind = PyUnicode_KIND(text), failed;
+    int kind = PyUnicode_KIND(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Positions bounds = {0};
-    Py_BEGIN_ALLOW_THREADS
-    if (kind == PyUnicode_1BYTE_KIND)
-        failed = nfc_scan_1(flags, data, n, &bounds);
-    else if (kind == PyUnicode_2BYTE_KIND)
-        failed = nfc_scan_2(flags, data, n, &bounds);
-    else
-        failed = nfc_scan_4(flags, data, n, &bounds);
-    Py_END_ALLOW_THREADS
+    PyThreadState *released = n >= GIL_FREE_SCAN ? PyEval_SaveThread() : NULL;
+    int failed = nfc_scan(flags, kind, data, n, &bounds);
+    int not_nfc = !failed && quick && nfc_quick(flags, kind, data, &bounds);
+    if (released != NULL)
+        PyEval_RestoreThread(released);
     if (failed) {
         PyMem_RawFree(bounds.at);
         return PyErr_NoMemory();
+    }
+    if (not_nfc) {
+        PyMem_RawFree(bounds.at);
+        Py_RETURN_NONE;
     }
     PyObject *spans = PyList_New(bounds.count / 2);
     for (Py_ssize_t k = 0; spans != NULL && 2 * k < bounds.count; k++) {
@@ -3147,7 +3265,8 @@ static PyMethodDef bpe_methods[] = {
      "flag_scan(flags, prefixes, text) -> (hits, shorts, candidates, windows) as bytes, or None for a "
      "lone surrogate"},
     {"nfc_spans", (PyCFunction)(void (*)(void))bpe_nfc_spans, METH_FASTCALL,
-     "nfc_spans(flags, text) -> the merged spans of text that NFC may change"},
+     "nfc_spans(flags, text, quick=False) -> the merged spans of text that NFC may change (quick: those "
+     "its quick check leaves open, None where it says no)"},
     {"flagged", (PyCFunction)(void (*)(void))bpe_flagged, METH_FASTCALL,
      "flagged(flags, texts, longest) -> the indices of the texts that are long or hold a flagged character"},
     {"build", (PyCFunction)(void (*)(void))bpe_build, METH_FASTCALL,

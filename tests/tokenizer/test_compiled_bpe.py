@@ -368,6 +368,50 @@ def test_nfc_spans():
     assert _bpe.nfc_spans(flags, "cafe\u0301 ok e\u0301e\u0301 \u0301") == [(3, 5), (9, 15)]  # abutting spans merge
 
 
+# (and more that NFC composes or keeps: Devanagari nukta pairs and virama, Malayalam two-part vowels)
+_QUICK = [*_NFC, "\u0928", "\u0929", "\u094d", "\u0d46", "\u0d3e", "\u0d4a", "\u0f80", "\u0334"]
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(text=st.lists(st.sampled_from(_QUICK), max_size=24).map("".join))
+def test_the_quick_check_answers_as_python(text):
+    """nfc_spans' quick check (Unicode's NFC_QC and canonical order, read from the flag bytes) says no
+    only of text Python's NFC changes and leaves open only spans nfc_spans finds; is_nfc, which asks
+    Python of the open ones alone, answers as Python's check of the whole text."""
+    flags = compiled._nfc_flags()
+    normalized = unicodedata.is_normalized("NFC", text)
+    open_spans = _bpe.nfc_spans(flags, text, True)
+    assert open_spans is not None or not normalized
+    assert open_spans is None or set(open_spans) <= set(_bpe.nfc_spans(flags, text))
+    assert compiled.is_nfc(text) == normalized
+
+
+def test_the_nfc_flags_carry_the_quick_check():
+    """A flagged character's byte: its combining class's rank (in the classes' order) << 2, and NFC_QC
+    no exactly where NFC replaces it alone; the second of every canonical pair NFC composes is a maybe;
+    the quick check answers without Python where it can (a virama in order: yes; marks out of order
+    or a singleton: no), and leaves a composing pair open."""
+    flags = compiled._nfc_flags()
+    ranks: dict[int, set[int]] = {}
+    for c in range(0x110000):
+        ch = chr(c)
+        if 0xD800 <= c < 0xE000:
+            continue
+        f = flags[c]
+        assert bool(f) >= bool(unicodedata.combining(ch)), hex(c)
+        ranks.setdefault(unicodedata.combining(ch), set()).add(f >> 2)
+        assert (f & 3 == 2) == (unicodedata.normalize("NFC", ch) != ch), hex(c)
+        parts = unicodedata.decomposition(ch).split()
+        if len(parts) == 2 and not parts[0].startswith("<") and unicodedata.normalize("NFC", ch) == ch:
+            assert flags[int(parts[1], 16)] & 3 == 1, hex(c)
+    order = sorted(ranks)
+    assert ranks[0] == {0} and all(len(ranks[cc]) == 1 for cc in order)
+    assert [ranks[cc].pop() for cc in order] == list(range(len(order)))  # (the classes' order, ranked)
+    assert _bpe.nfc_spans(flags, "\u0915\u094d\u0937", True) == []
+    assert _bpe.nfc_spans(flags, "a\u0301\u0316", True) is None and _bpe.nfc_spans(flags, "\u212b", True) is None
+    assert _bpe.nfc_spans(flags, "xe\u0301", True) == [(1, 3)]
+
+
 def test_the_patterns_it_compiles():
     assert compiled._grammars() == {
         deepseek_v4.PATTERN: (compiled._DEEPSEEK_V4, compiled._CJK_DEEPSEEK_V4, False),

@@ -149,8 +149,10 @@ def test_upgrade_and_back_reinstall_it() -> None:
 @pytest.mark.parametrize("upgraded", [False, True], ids=["compiled", "fastokens"])
 def test_a_flagged_text_the_form_keeps_is_asked_of_stable_in_c(upgraded: bool) -> None:
     """A text holding a character NFC may change goes to the engine straight from C where the front's
-    ``stable`` says the form keeps it, and to the method where it says not, where it raises, or where
-    there is none: the calls each path makes are counted on a front built over Qwen3.6 (NFC)."""
+    ``stable`` says the form keeps each span around such characters (asked per span, in order, until
+    one fails; a span that is the whole text is the text itself; a short span's answer is kept), and to
+    the method where it says not, where it raises, or where there is none: the calls each path makes
+    are counted on a front built over Qwen3.6 (NFC)."""
     tok = _tok("qwen3.6", upgraded)
     backend = tok._backend
     asked: list[str] = []
@@ -172,22 +174,74 @@ def test_a_flagged_text_the_form_keeps_is_asked_of_stable_in_c(upgraded: bool) -
             engine._encoder, weakref.ref(tok), method, "<", "<", 1000, compiled._nfc_flags, None, None, stable
         )
 
-    def stable(text: str) -> bool:
-        asked.append(text)
-        return compiled.is_nfc(text)
+    def stable(span: str) -> bool:
+        asked.append(span)
+        return compiled.nfc_span_stable(span)
 
     def broken(text: str) -> bool:
         raise ValueError("a check that fails sends the call to the method")
 
-    kept, changed = "x\u0301 नमस्ते", "e\u0301 café"
+    kept, changed, whole, replaced = "x\u0301 नमस्ते", "café e\u0301 x\u0301", "q\u0301", "\u212b \u0915\u094d"
+    flags = compiled._nfc_flags()
+    # (the virama's span is in NFC by Unicode's quick check alone; the acute may compose: open)
+    assert [kept[a:b] for a, b in compiled._bpe.nfc_spans(flags, kept)] == ["x\u0301", "\u0938\u094d"]
+    assert [kept[a:b] for a, b in compiled._bpe.nfc_spans(flags, kept, True)] == ["x\u0301"]
     front = build(stable)
-    assert front(kept) == Tokenizer.encode(tok, kept) and (asked, methods) == ([kept], [])
-    assert front(changed) == Tokenizer.encode(tok, changed) and (asked, methods) == ([kept, changed], [changed])
-    assert front("plain ascii") == Tokenizer.encode(tok, "plain ascii") and len(asked) == 2  # (never asked)
+    assert front(kept) == Tokenizer.encode(tok, kept) and (asked, methods) == (["x\u0301"], [])
+    # (a span asked before is answered from the front's memo: x + acute is not asked again)
+    assert front(changed) == Tokenizer.encode(tok, changed) and (asked, methods) == (["x\u0301", "e\u0301"], [changed])
+    asked.clear()
+    methods.clear()
+    assert front(whole) == Tokenizer.encode(tok, whole) and asked == [whole] and asked[0] is whole
+    assert front(whole) == Tokenizer.encode(tok, whole) and asked == [whole]  # (the memo's answer)
+    assert front(replaced) == Tokenizer.encode(tok, replaced) and (asked, methods) == ([whole], [replaced])
+    assert front("\u0915\u094d") == Tokenizer.encode(tok, "\u0915\u094d") and asked == [whole]  # (quick: yes)
+    methods.clear()
+    assert front("plain ascii") == Tokenizer.encode(tok, "plain ascii") and asked == [whole]  # (never asked)
+    assert front("e\u0301") == Tokenizer.encode(tok, "e\u0301") and methods == ["e\u0301"]  # (the memo's no)
+    assert asked == [whole]
     methods.clear()
     assert build(broken)(kept) == Tokenizer.encode(tok, kept) and methods == [kept]
     methods.clear()
     assert build(None)(kept) == Tokenizer.encode(tok, kept) and methods == [kept]
+
+
+@pytest.mark.parametrize("upgraded", [False, True], ids=["compiled", "fastokens"])
+def test_the_memo_of_span_answers_never_mixes_spans(upgraded: bool) -> None:
+    """Over a thousand short spans that may compose (a letter and a mark or two, some NFC composes,
+    many it keeps), more than the front's memo holds, asked twice in two orders: each text goes to
+    the method exactly where NFC changes it, and gets the method's ids, whether its answer was kept,
+    evicted or never held."""
+    import unicodedata
+
+    tok = _tok("qwen3.6", upgraded)
+    methods: list[str] = []
+
+    def method(owner: Tokenizer, text: str, *args: object, **kwargs: object) -> list[int]:
+        methods.append(text)
+        return Tokenizer.encode(owner, text, *args, **kwargs)
+
+    backend = tok._backend
+    if upgraded:
+        native = backend._tok
+        front = compiled._bpe.front(
+            None, weakref.ref(tok), method, "<", "<", 1000, compiled._nfc_flags,
+            native.encode_ordinary, native.encode, compiled.nfc_span_stable,
+        )  # fmt: skip
+    else:
+        engine = backend._engine
+        front = engine.front(weakref.ref(tok), method, "<", "<")
+    letters = "abcdeghijklmnorsuwyzAEIOU\u0928\u0915\u0bb5\u0b95"
+    marks = ["\u0301", "\u0300", "\u0308", "\u0323", "\u0303", "\u093c", "\u0bbe", "\u0302\u0301", "\u0327\u0306"]
+    texts = [f"{a}{m} {b}{n}" for a in letters for m in marks for b in "xkt" for n in marks[:2]]
+    assert len({t.split()[0] for t in texts} | {t.split()[1] for t in texts}) > 250 and len(texts) > 1000
+    changed = [t for t in texts if not unicodedata.is_normalized("NFC", t)]
+    assert 0 < len(changed) < len(texts)
+    for order in (texts, texts[::-1]):
+        methods.clear()
+        for text in order:
+            assert front(text) == Tokenizer.encode(tok, text), text
+        assert sorted(methods) == sorted(changed)
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "qwen3.6", "deepseek-v4"])

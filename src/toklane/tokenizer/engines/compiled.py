@@ -26,7 +26,7 @@ import functools
 import hashlib
 import unicodedata
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...switches import pure_python
@@ -34,7 +34,7 @@ from .. import image_cache, unicode_classes
 from ..pieces import PARALLEL_MIN
 from ..unicode_classes import class_table
 from .quickranks import encode_parts
-from .tiktoken import TiktokenEngine
+from .tiktoken import TiktokenEngine, python_nfc
 
 try:
     from ... import _bpe  # type: ignore[attr-defined]
@@ -145,8 +145,12 @@ def _class_table(cjk: tuple[tuple[int, int], ...], cased: bool = False) -> bytes
 def _nfc_flags() -> bytes:
     """:func:`_compute_nfc_flags`, from the disk cache where an image of it is (keyed by Python's Unicode version)."""
     return image_cache.table(
-        "nfc-flags-1", f"unidata {unicodedata.unidata_version}", unicode_classes.N_CODEPOINTS, _compute_nfc_flags
+        "nfc-flags-2", f"unidata {unicodedata.unidata_version}", unicode_classes.N_CODEPOINTS, _compute_nfc_flags
     )
+
+
+#: Whether NFC leaves a span of text as it is (what :func:`is_nfc` asks of each span; the front asks it from C).
+nfc_span_stable = functools.partial(unicodedata.is_normalized, "NFC")
 
 
 def is_nfc(text: str) -> bool:
@@ -157,7 +161,8 @@ def is_nfc(text: str) -> bool:
         return True
     if _bpe is None:
         return unicodedata.is_normalized("NFC", text)
-    return all(unicodedata.is_normalized("NFC", text[a:b]) for a, b in _bpe.nfc_spans(_nfc_flags(), text))
+    spans = _bpe.nfc_spans(_nfc_flags(), text, True)  # (those Unicode's quick check leaves open; None: no)
+    return spans is not None and all(nfc_span_stable(text[a:b]) for a, b in spans)
 
 
 @functools.cache
@@ -199,21 +204,33 @@ def _compute_nfkc_flags() -> bytes:
 
 
 def _compute_nfc_flags() -> bytes:
-    """One byte per code point, 1 where NFC (Python's, the reference's) may change, reorder or join a
-    character to the one before: a mark, a character NFC replaces, the second of a canonical pair,
-    a Hangul vowel or final jamo. Every other character is one NFC keeps as it is and never joins to
-    what precedes it, so NFC leaves the text before it apart from the text after (computed once per machine: cached)."""
+    """One byte per code point, non-zero where NFC (Python's, the reference's) may change, reorder or
+    join a character to the one before: a mark, a character NFC replaces, the second of a canonical
+    pair, a Hangul vowel or final jamo. Every other character is one NFC keeps as it is and never joins
+    to what precedes it, so NFC leaves the text before it apart from the text after. A flagged
+    character's byte is also what Unicode's NFC quick check reads (``toklane._bpe`` ``nfc_quick``): the
+    rank of its combining class among all classes << 2, or'd with its NFC_QC (0 yes, 1 maybe: it may
+    compose with what precedes it; 2 no: NFC never keeps it). Computed once per machine: cached."""
+    classes = sorted({unicodedata.combining(chr(c)) for c in range(0x300, 0x30000)} | {0})
+    if len(classes) > 64:
+        raise RuntimeError(f"{len(classes)} canonical combining classes: more than a flag byte holds")
+    rank = {cc: k for k, cc in enumerate(classes)}
     flags = bytearray(unicode_classes.N_CODEPOINTS)
-    for c in range(0x300, 0x30000):  # (no character below U+0300 or from U+30000 on is any of these)
+    for c in range(0xC0, 0x30000):  # (no character below U+00C0 or from U+30000 on is any of these)
         ch = chr(c)
-        if unicodedata.combining(ch) or (unicodedata.decomposition(ch) and unicodedata.normalize("NFC", ch) != ch):
-            flags[c] = 1
-        parts = unicodedata.decomposition(ch).split()
+        decomposition = unicodedata.decomposition(ch)
+        flags[c] |= rank[unicodedata.combining(ch)] << 2
+        if decomposition and unicodedata.normalize("NFC", ch) != ch:
+            flags[c] |= _QC_NO
+        parts = decomposition.split()
         if len(parts) == 2 and not parts[0].startswith("<"):
-            flags[int(parts[1], 16)] = 1
-    flags[0x1161:0x1176] = b"\x01" * 0x15
-    flags[0x11A8:0x11C3] = b"\x01" * 0x1B
+            flags[int(parts[1], 16)] |= _QC_MAYBE
+    for c in (*range(0x1161, 0x1176), *range(0x11A8, 0x11C3)):
+        flags[c] |= _QC_MAYBE
     return bytes(flags)
+
+
+_QC_MAYBE, _QC_NO = 1, 2  # (NFC_QC in a flag byte's low bits: 0 is yes)
 
 
 # The image kind of an encoder's tables (toklane._bpe.encoder_image: the hash table's layout is the C
@@ -275,8 +292,9 @@ class CompiledEngine:
         is ``method(owner(), ...)``. Longer texts keep the Python path, where a faster engine may take
         over once it pays (:mod:`.staged`)."""
         flags = None if self._normalize is None else (_nfkc_flags if self._nfkc else _nfc_flags)
-        # (a text holding a character the form may change is asked of is_stable in C before the method)
-        stable = None if flags is None else self.is_stable
+        # (a text holding a character the form may change: each span around them is asked of span_stable
+        # from C, before the method)
+        stable = None if flags is None else self.span_stable
         return _bpe.front(self._encoder, owner, method, leads, split_leads, FRONT_MAX, flags, None, None, stable)
 
     @property
@@ -284,9 +302,14 @@ class CompiledEngine:
         """The compiled encoder itself (what ``toklane._bpe`` takes), for a front over another engine."""
         return self._encoder
 
-    def is_stable(self, text: str) -> bool:
-        """Whether the vocabulary's form leaves ``text`` as it is (every text where it has none)."""
-        return self._prepare(text) is text
+    @property
+    def span_stable(self) -> Callable[[str], bool]:
+        """Whether the vocabulary's form leaves a span :func:`toklane._bpe.nfc_spans` found as it is
+        (Python's NFC: its quick check; another form: the span normalised and compared)."""
+        if self._normalize is python_nfc:
+            return nfc_span_stable
+        normalize = self._normalize
+        return lambda span: normalize(span) == span
 
     def _prepare(self, text: str) -> str:
         """The text in the vocabulary's normal form, by its reference's function (Python's NFC for the

@@ -44,7 +44,7 @@ from ...gather import IdLists
 from ..files import is_engine_failure
 from ..pieces import PARALLEL_MIN, parallel_bounds
 from .base import AddedToken, Backend, cpu_count, flatten
-from .compiled import NATIVE, _bpe, _nfc_flags, front_leads, is_nfc
+from .compiled import NATIVE, _bpe, _nfc_flags, front_leads, is_nfc, nfc_span_stable
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -299,7 +299,7 @@ class FastokensBackend:
         tok = self._tok
         # (what encode sends to fastokens in one call: below PARALLEL_MIN where a long text may be cut)
         longest = PARALLEL_MIN - 1 if self._cut else sys.maxsize
-        stable = is_nfc if flags is not None else None  # (asked in C of a text holding a flagged character)
+        stable = nfc_span_stable if flags is not None else None  # (asked in C of each span around flagged ones)
         ordinary, full = tok.encode_ordinary, tok.encode
         compiled = getattr(self.exact, "compiled_encoder", None)
         encoder = compiled() if compiled is not None else None
