@@ -81,12 +81,15 @@
 #define SHORT_PIECE 128 /* bytes: merged in place below this, with a heap from it on */
 #define RELEASE_GIL_FROM 256 /* characters */
 
+/* A token in the rank table. key: a token of at most 8 bytes is its bytes as tail_word reads them, so a
+ * probe compares it without reading the blob (a second cache miss, on the merges' every pair); a longer
+ * one is the high half of its hash << 32 | its start in blob. */
 typedef struct {
-    uint32_t hash;
+    uint64_t key;
     uint32_t rank;
-    uint32_t start; /* in blob */
-    uint32_t size;  /* 0: empty slot */
+    uint32_t size; /* 0: empty slot */
 } Slot;
+#define INLINE_KEY 8 /* bytes: a token this short is its own key */
 
 /* A piece's ids kept across calls (a chat server encodes the same words and markup over and over):
  * its ids then its bytes in data. hash 0: an empty slot (a piece whose hash is 0 is never kept); n_ids
@@ -193,6 +196,7 @@ typedef struct {
     uint32_t *split_at;
     uint64_t *splits;
     uint32_t *pair2; /* the rank of each two-byte piece (b0 << 8 | b1; NO_RANK: none): a merge's first pairs */
+    uint32_t *starts; /* while it is built: each slot's token's start in blob (a short key holds none) */
 } Encoder;
 
 /* A SentencePiece piece whose characters do not merge to it (a word of its bytes is encoded by merges). */
@@ -253,15 +257,34 @@ same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
     return memcmp(a, b, n) == 0;
 }
 
+/* The slot key of token p[0:n) of hash h (hash_bytes) at blob offset start (Slot). */
+static inline uint64_t
+slot_key(const uint8_t *p, size_t n, uint64_t h, uint32_t start)
+{
+    return n <= INLINE_KEY ? tail_word(p, n) : (h >> 32) << 32 | start;
+}
+
+/* Whether slot s holds token p[0:n) of key (slot_key: a longer token's own start is not known; its hash
+ * half is compared, then its bytes in blob). */
+static inline int
+slot_holds(const Slot *s, const uint8_t *blob, const uint8_t *p, size_t n, uint64_t key)
+{
+    if (s->size != n)
+        return 0;
+    if (n <= INLINE_KEY)
+        return s->key == key;
+    return s->key >> 32 == key >> 32 && same_bytes(blob + (uint32_t)s->key, p, n);
+}
+
 static inline uint32_t
 rank_hashed(const Encoder *e, const uint8_t *p, size_t n, uint64_t h)
 {
-    uint32_t tag = (uint32_t)(h >> 32);
+    uint64_t key = slot_key(p, n, h, 0);
     for (uint64_t i = h & e->mask;; i = (i + 1) & e->mask) {
         const Slot *s = &e->slots[i];
         if (s->size == 0)
             return NO_RANK;
-        if (s->hash == tag && s->size == n && same_bytes(e->blob + s->start, p, n))
+        if (slot_holds(s, e->blob, p, n, key))
             return s->rank;
     }
 }
@@ -1191,6 +1214,7 @@ encoder_free_struct(Encoder *e)
     free(e->split_at);
     free(e->splits);
     free(e->pair2);
+    free(e->starts);
     id_ints_clear(&e->ids);
     if (e->image.obj != NULL)
         PyBuffer_Release(&e->image);
@@ -1281,7 +1305,8 @@ encoder_new(Py_ssize_t count, Py_ssize_t total, PyObject *classes, long grammar)
         slots *= 2;
     e->slots = table_alloc(slots * sizeof(Slot));
     e->blob = malloc((size_t)total + 1);
-    if (e->slots == NULL || e->blob == NULL) {
+    e->starts = malloc(slots * sizeof(uint32_t));
+    if (e->slots == NULL || e->blob == NULL || e->starts == NULL) {
         encoder_free_struct(e);
         PyErr_NoMemory();
         return NULL;
@@ -1304,16 +1329,14 @@ encoder_place(Encoder *e, uint32_t start, size_t n, long long r, uint64_t h, uin
     if (r < 0 || r >= NO_RANK)
         return PUT_RANK;
     const uint8_t *p = e->blob + start;
-    uint32_t tag = (uint32_t)(h >> 32);
-    uint64_t i = h & e->mask;
-    for (; e->slots[i].size != 0; i = (i + 1) & e->mask) { /* one probe: the free slot, or the token */
-        const Slot *s = &e->slots[i];
-        if (s->hash == tag && s->size == n && memcmp(e->blob + s->start, p, n) == 0)
+    uint64_t key = slot_key(p, n, h, start), i = h & e->mask;
+    for (; e->slots[i].size != 0; i = (i + 1) & e->mask) /* one probe: the free slot, or the token */
+        if (slot_holds(&e->slots[i], e->blob, p, n, key))
             return PUT_TWICE;
-    }
     if (n == 1)
         e->byte_rank[p[0]] = (uint32_t)r;
-    e->slots[i] = (Slot){tag, (uint32_t)r, start, (uint32_t)n};
+    e->slots[i] = (Slot){key, (uint32_t)r, (uint32_t)n};
+    e->starts[i] = start;
     if ((uint32_t)r > *max_rank)
         *max_rank = (uint32_t)r;
     return PUT_OK;
@@ -1358,10 +1381,8 @@ pair2_build(Encoder *e)
         return -1;
     memset(e->pair2, 0xFF, 65536 * sizeof(uint32_t)); /* NO_RANK */
     for (uint64_t i = 0; i <= e->mask; i++)
-        if (e->slots[i].size == 2) {
-            const uint8_t *p = e->blob + e->slots[i].start;
-            e->pair2[p[0] << 8 | p[1]] = e->slots[i].rank;
-        }
+        if (e->slots[i].size == 2) /* (its key: tail_word's p[0] | p[1] << 8 | p[1] << 16) */
+            e->pair2[(e->slots[i].key & 0xFF) << 8 | (e->slots[i].key >> 8 & 0xFF)] = e->slots[i].rank;
     return 0;
 }
 
@@ -1379,8 +1400,10 @@ encoder_finish(Encoder *e, uint32_t max_rank)
     for (uint64_t i = 0; i <= e->mask; i++) {
         const Slot *s = &e->slots[i];
         if (s->size != 0)
-            e->by_rank[s->rank] = ((uint64_t)s->start << 32) | s->size;
+            e->by_rank[s->rank] = ((uint64_t)e->starts[i] << 32) | s->size;
     }
+    free(e->starts);
+    e->starts = NULL;
     if (pair2_build(e) < 0) {
         PyErr_NoMemory();
         goto fail;
@@ -1565,7 +1588,7 @@ typedef struct {
 } ImageHeader;
 
 #define IMAGE_MAGIC 0x4e454b54u /* "TKEN" */
-#define IMAGE_VERSION 2u /* 2: hash_bytes reads a piece's last word whole */
+#define IMAGE_VERSION 3u /* 2: hash_bytes reads a piece's last word whole; 3: a short token is its slot's key */
 
 /* The merge rules of sp_tune's third argument (native uint32 triples: rank, byte length of the left part,
  * priority; a pair's rules in the order given) as e->split_at and e->splits; -1 with an exception set
@@ -1764,7 +1787,8 @@ bpe_build_mapped(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (sl->size == 0)
             empty++;
         else
-            sound = sl->rank < head.n_ranks && (uint64_t)sl->start + sl->size <= head.blob_size;
+            sound = sl->rank < head.n_ranks &&
+                    (sl->size <= INLINE_KEY || (uint64_t)(uint32_t)sl->key + sl->size <= head.blob_size);
     }
     for (uint32_t r = 0; sound && r < head.n_ranks; r++)
         sound = (by_rank[r] >> 32) + (by_rank[r] & 0xFFFFFFFFu) <= head.blob_size;

@@ -468,13 +468,18 @@ def test_an_unsound_encoder_image_is_refused_not_read(tmp_path, monkeypatch):
     """An image whose checksum holds but whose tables do not (a rank or a token past the tables, no
     empty slot, a short or foreign image, a payload off its alignment): build_mapped gives None."""
     G = compiled._QWEN3_5  # (any grammar: only the tables are read)
-    small = _bpe.build({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}, compiled._class_table(()), G)
+    long = b"abcdefghijk"  # (past INLINE_KEY: its slot's key holds its start in the blob)
+    ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257, long: 258}
+    small = _bpe.build(ranks, compiled._class_table(()), G)
     image = bytearray(_bpe.encoder_image(small))
     header = 4 + 4 + 8 + 4 + 4 + 4 * 256
     n_slots = int.from_bytes(image[8:16], sys.byteorder) + 1
-    filled = next(
-        k for k in range(n_slots) if int.from_bytes(image[header + 16 * k + 12 : header + 16 * k + 16], sys.byteorder)
-    )
+
+    def size(k: int) -> int:  # (a slot: key (8 bytes), rank, size)
+        return int.from_bytes(image[header + 16 * k + 12 : header + 16 * k + 16], sys.byteorder)
+
+    filled = next(k for k in range(n_slots) if size(k))
+    longest = next(k for k in range(n_slots) if size(k) == len(long))
 
     def spoilt(at: int, value: int) -> bytes:
         out = bytearray(image)
@@ -484,11 +489,11 @@ def test_an_unsound_encoder_image_is_refused_not_read(tmp_path, monkeypatch):
     slot = header + 16 * filled
     full = bytearray(image)
     for k in range(n_slots):  # (every slot taken: a look-up of an absent token would never end)
-        if not int.from_bytes(full[header + 16 * k + 12 : header + 16 * k + 16], sys.byteorder):
+        if not size(k):
             full[header + 16 * k : header + 16 * k + 16] = image[slot : slot + 16]
     bad = {
-        "rank past the table": spoilt(slot + 4, 10**6),
-        "token past the blob": spoilt(slot + 8, 10**6),
+        "rank past the table": spoilt(slot + 8, 10**6),
+        "token past the blob": spoilt(header + 16 * longest, 10**6),
         "no empty slot": bytes(full),
         "truncated": bytes(image[:-1]),
         "foreign magic": spoilt(0, 0x12345678),

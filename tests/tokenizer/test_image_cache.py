@@ -88,7 +88,7 @@ def test_same_ids_with_and_without_the_cache(uncached: dict[str, str], tmp_path:
         assert {"tekken-header", "tekken-ranks"} <= kinds
     assert all(_sound(p) for p in images)
     warm = _run(tmp_path, *NAMES)  # (reads them; writes the encoder images, made from ranks read back)
-    assert "encoder-2" in {p.name.rsplit("-", 1)[0] for p in _images(tmp_path)}
+    assert "encoder-3" in {p.name.rsplit("-", 1)[0] for p in _images(tmp_path)}
     mapped = _run(tmp_path, *NAMES)  # (maps the encoder images)
     assert cold == uncached
     assert warm == uncached
@@ -120,7 +120,7 @@ def test_a_bad_image_is_rebuilt(uncached: dict[str, str], tmp_path: Path, how: s
     kinds = sorted(p.name.rsplit("-", 1)[0] for p in images)
     # ranks of each, DeepSeek-V4's skeleton and added-token tables, NFC flags, a class table per grammar,
     # an encoder image of each
-    assert kinds.count("encoder-2") == 2 and kinds.count("class-table-1") == 2 and len(images) == 9, kinds
+    assert kinds.count("encoder-3") == 2 and kinds.count("class-table-1") == 2 and len(images) == 9, kinds
     before = {p.name: p.read_bytes() for p in images}
     for k, p in enumerate(images):
         _spoil(p, how, images[(k + 1) % len(images)])

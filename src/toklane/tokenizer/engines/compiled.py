@@ -234,8 +234,8 @@ _QC_MAYBE, _QC_NO = 1, 2  # (NFC_QC in a flag byte's low bits: 0 is yes)
 
 
 # The image kind of an encoder's tables (toklane._bpe.encoder_image: the hash table's layout is the C
-# code's, its hash function included, so the kind names its version: 2 since hash_bytes reads words).
-_ENCODER_IMAGE = "encoder-2"
+# code's, its hash function included, so the kind names its version: 3 since a short token is its slot's key).
+_ENCODER_IMAGE = "encoder-3"
 
 
 def _packed_encoder(ranks: image_cache.PackedRanks, classes: bytes, grammar: int, table: str) -> Any:
