@@ -18,7 +18,7 @@
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * flagged(flags, texts, longest) -> which texts of a batch are long or hold a character flags marks.
  * front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
- *   stable=None, ascii_max=0) -> a callable that runs Tokenizer.encode's common call (a short str)
+ *   stable=None, short_max=0) -> a callable that runs Tokenizer.encode's common call (a short str)
  *   straight on the encoder, or on fastokens' binding, the rest through the method (see there).
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * sp_tune(encoder, priorities, rules=None) -> a G_SENTENCEPIECE encoder made a SentencePiece-style BPE
@@ -2261,7 +2261,7 @@ nfc_quick(const uint8_t *flags, int kind, const void *data, Positions *bounds)
 /* ------------------------------------------------------------------------------- Front */
 
 /* front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
- * stable=None, ascii_max=0) -> a callable that is Tokenizer.encode for the common call, in one C call:
+ * stable=None, short_max=0) -> a callable that is Tokenizer.encode for the common call, in one C call:
  * f(text), or with the options add_special_tokens=False and split_special_tokens=True/False, text a str
  * of at most max_length characters. An added token can only start at one of leads (the characters the
  * added tokens start with, at most FRONT_LEADS; split_leads: those of the tokens still matched under
@@ -2276,19 +2276,19 @@ nfc_quick(const uint8_t *flags, int kind, const void *data, Positions *bounds)
  * - On another engine's binding (ordinary and full given; fastokens' Tokenizer): ordinary(text).ids where
  *   the text holds none of the leads (its encode_ordinary), else full(text, False, split).ids (its encode,
  *   which matches added tokens itself). What it raises sends the call to method (which recovers), an
- *   interrupt excepted. Given an encoder too (the compiled encoder over the same vocabulary), an ASCII
- *   text of at most ascii_max characters holding none of the leads goes to the encoder instead: on
- *   short ASCII text it is faster than the binding, whose call costs more than the encode itself --
- *   where its words are ones it has seen. A first-sight word is merged pair by pair, a probe of the
- *   rank table each, where the binding's merges are faster: while a quarter of the recent such calls
- *   (ASCII_SLOW) merged MERGES_SLOW pieces or more, those texts go to the binding, and one in
- *   ASCII_PROBE still to the encoder, which keeps the record current.
+ *   interrupt excepted. Given an encoder too (the compiled encoder over the same vocabulary), a text
+ *   of at most short_max characters holding none of the leads goes to the encoder instead: on short
+ *   text it is faster than the binding, whose call costs more than the encode itself -- where its
+ *   words are ones it has seen (kept across calls). A first-sight word is merged pair by pair, where
+ *   the binding's merges are about as fast or faster: while a quarter of the recent such calls
+ *   (SHORT_SLOW) merged MERGES_SLOW pieces or more, those texts go to the binding, and one in
+ *   SHORT_PROBE still to the encoder, which keeps the record current.
  * Any other call, and a text the encoder declines, is method(owner, ...) (owner: a weak reference to
  * the tokenizer, so the tokenizer that holds this callable frees as before). */
 #define FRONT_LEADS 4
 #define MERGES_SLOW 2
-#define ASCII_SLOW 256 /* of 1024 */
-#define ASCII_PROBE 8
+#define SHORT_SLOW 256 /* of 1024 */
+#define SHORT_PROBE 8
 typedef struct {
     Py_UCS4 chars[FRONT_LEADS];
     int n; /* -1: more than FRONT_LEADS (an added token may start anywhere) */
@@ -2313,9 +2313,9 @@ typedef struct {
     PyObject *method;  /* Tokenizer.encode, unbound */
     Leads leads[2];    /* [split_special_tokens] */
     Py_ssize_t max_length;
-    Py_ssize_t ascii_max; /* with both an encoder and another engine: the ASCII texts the encoder takes */
+    Py_ssize_t short_max; /* with both an encoder and another engine: the texts the encoder takes */
     int slow;             /* of those calls, the share (x 1024, a moving average over ~16) that merged much */
-    unsigned probe;       /* such texts counted while slow is past ASCII_SLOW */
+    unsigned probe;       /* such texts counted while slow is past SHORT_SLOW */
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
     uint8_t *coarse;    /* a bit per 64 code points, set where flags marks one of them (read with flags) */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
@@ -2561,8 +2561,8 @@ front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnam
             return NULL;
         if (stable && n <= f->max_length) {
             int own = f->ordinary == NULL, chosen = 0;
-            if (!own && n <= f->ascii_max && PyUnicode_IS_ASCII(text))
-                own = chosen = f->slow < ASCII_SLOW || ++f->probe % ASCII_PROBE == 0;
+            if (!own && n <= f->short_max)
+                own = chosen = f->slow < SHORT_SLOW || ++f->probe % SHORT_PROBE == 0;
             if (f->e != NULL && !held && own) {
                 size_t merged = 0;
                 PyObject *ids = encode_object(f->e, text, AS_LIST, &merged);
@@ -2619,18 +2619,18 @@ front_attribute(PyObject *self, void *name)
     return PyObject_GetAttrString(((Front *)self)->method, (const char *)name);
 }
 
-/* How the encoder does on the short ASCII texts it is sent beside another engine: the share (of 1024) of
+/* How the encoder does on the short texts it is sent beside another engine: the share (of 1024) of
  * the recent ones that merged MERGES_SLOW pieces or more, and whether such a text now goes to it. */
 static PyObject *
-front_ascii_route(PyObject *self, void *closure)
+front_short_route(PyObject *self, void *closure)
 {
     Front *f = (Front *)self;
-    return Py_BuildValue("(iO)", f->slow, f->slow < ASCII_SLOW ? Py_True : Py_False);
+    return Py_BuildValue("(iO)", f->slow, f->slow < SHORT_SLOW ? Py_True : Py_False);
 }
 
 static PyGetSetDef front_getset[] = {
     {"__wrapped__", front_wrapped, NULL, "the tokenizer's encode method", NULL},
-    {"ascii_route", front_ascii_route, NULL, "(the share of 1024 that merged much, whether the encoder takes)",
+    {"short_route", front_short_route, NULL, "(the share of 1024 that merged much, whether the encoder takes)",
      NULL},
     {"__doc__", front_attribute, NULL, NULL, "__doc__"},
     {"__name__", front_attribute, NULL, NULL, "__name__"},
@@ -2672,8 +2672,8 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *ordinary = nargs > 7 && args[7] != Py_None ? args[7] : NULL;
     PyObject *full = nargs > 8 && args[8] != Py_None ? args[8] : NULL;
     PyObject *stable = nargs > 9 && args[9] != Py_None ? args[9] : NULL;
-    Py_ssize_t ascii_max = nargs > 10 ? PyLong_AsSsize_t(args[10]) : 0;
-    if (ascii_max == -1 && PyErr_Occurred())
+    Py_ssize_t short_max = nargs > 10 ? PyLong_AsSsize_t(args[10]) : 0;
+    if (short_max == -1 && PyErr_Occurred())
         return NULL;
     if (nargs < 7 || nargs > 11 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
         (stable != NULL && !PyCallable_Check(stable)) ||
@@ -2682,7 +2682,7 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         (ordinary == NULL && args[0] == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "front(encoder, owner: weakref, method, leads, split_leads, max_length: int, "
                                          "flags: a function returning bytes of 0x110000 | None, ordinary=None, "
-                                         "full=None, stable=None, ascii_max=0): an encoder, both of ordinary and "
+                                         "full=None, stable=None, short_max=0): an encoder, both of ordinary and "
                                          "full, or both");
         return NULL;
     }
@@ -2708,7 +2708,7 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->leads[0] = leads[0];
     f->leads[1] = leads[1];
     f->max_length = max_length;
-    f->ascii_max = ascii_max;
+    f->short_max = short_max;
     f->slow = 0;
     f->probe = 0;
     f->flags = NULL;
@@ -3360,7 +3360,7 @@ static PyMethodDef bpe_methods[] = {
      "or None to decline the text"},
     {"front", (PyCFunction)(void (*)(void))bpe_front, METH_FASTCALL,
      "front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None, stable=None, "
-     "ascii_max=0) -> "
+     "short_max=0) -> "
      "Tokenizer.encode's common call in C (see there)"},
     {"join_ids", (PyCFunction)(void (*)(void))bpe_join_ids, METH_FASTCALL,
      "join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of uint32 ids)"},

@@ -245,10 +245,10 @@ def test_the_memo_of_span_answers_never_mixes_spans(upgraded: bool) -> None:
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "qwen3.6", "deepseek-v4"])
-def test_after_the_upgrade_short_ascii_text_goes_to_the_compiled_encoder(name: str) -> None:
-    """With both engines, an ASCII text of at most ascii_max characters holding no lead goes to the
-    compiled encoder, anything else to fastokens' binding (the calls it gets are counted), and every
-    answer is the method's; a front with ascii_max 0 sends every text to the binding."""
+def test_after_the_upgrade_short_text_goes_to_the_compiled_encoder(name: str) -> None:
+    """With both engines, a text of at most short_max characters holding no lead goes to the compiled
+    encoder, ASCII or not, anything else to fastokens' binding (the calls it gets are counted), and
+    every answer is the method's; a front with short_max 0 sends every text to the binding."""
     from toklane.tokenizer.engines import fastokens
 
     tok = _tok(name, True)
@@ -265,29 +265,29 @@ def test_after_the_upgrade_short_ascii_text_goes_to_the_compiled_encoder(name: s
         calls.append(text)
         return native.encode(text, *args)
 
-    def build(ascii_max: int) -> object:
+    def build(short_max: int) -> object:
         flags = compiled._nfc_flags if name.startswith("qwen") else None
         return compiled._bpe.front(
-            encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, flags, ordinary, full, None, ascii_max
+            encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, flags, ordinary, full, None, short_max
         )
 
-    limit = fastokens._FRONT_ASCII_MAX
-    short, long, other, lead = "Short text, 42.", "word " * (limit // 5 + 1), "café au lait", "x <|endoftext|>"
+    limit = fastokens._FRONT_SHORT_MAX
+    short, long, other, lead = "Short text, 42.", "word " * (limit // 5 + 1), "café au lait, 東京", "x <|endoftext|>"
     front = build(limit)
-    for text in (short, long, other, lead):
+    for text in (short, long, other, lead, "ж" * (limit + 1)):
         assert front(text) == Tokenizer.encode(tok, text)
-    assert calls == [long, other, lead]
+    assert calls == [long, lead, "ж" * (limit + 1)]
     calls.clear()
     assert build(0)(short) == Tokenizer.encode(tok, short) and calls == [short]
     assert type(tok.encode).__name__ == "Front" and tok.encode(short) == Tokenizer.encode(tok, short)
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
-def test_short_ascii_text_that_merges_much_goes_to_the_binding_while_it_does(name: str) -> None:
-    """The compiled encoder merges a word it has not seen pair by pair, slower than fastokens' binding:
-    while a quarter of the recent short ASCII texts merged two pieces or more, such texts go to the
+def test_short_text_that_merges_much_goes_to_the_binding_while_it_does(name: str) -> None:
+    """The compiled encoder merges a word it has not seen pair by pair, no faster than fastokens'
+    binding: while a quarter of the recent short texts merged two pieces or more, such texts go to the
     binding, one in eight still to the encoder (which keeps the record current), and back to the
-    encoder once its texts are ones it knows. Every answer is the method's."""
+    encoder once its texts are ones it knows, ASCII or not. Every answer is the method's."""
     import random
 
     from toklane.tokenizer.engines import fastokens
@@ -312,26 +312,27 @@ def test_short_ascii_text_that_merges_much_goes_to_the_binding_while_it_does(nam
         ordinary,
         native.encode,
         None,
-        fastokens._FRONT_ASCII_MAX,
+        fastokens._FRONT_SHORT_MAX,
     )
     rng = random.Random(f"{name} merges")
 
     def unseen() -> str:  # (words of rare letters, new to every table: each a merge)
-        return " ".join("".join(rng.choice("qxzjvkwfy") for _ in range(rng.randint(6, 9))) for _ in range(4))
+        return " ".join("".join(rng.choice("qxzjvkwfyщъэ") for _ in range(rng.randint(6, 9))) for _ in range(4))
 
-    assert front.ascii_route == (0, True)
+    assert front.short_route == (0, True)
     for _ in range(40):
         text = unseen()
         assert front(text) == Tokenizer.encode(tok, text)
-    slow, to_encoder = front.ascii_route
+    slow, to_encoder = front.short_route
     assert slow >= 256 and not to_encoder
     calls.clear()
     texts = [unseen() for _ in range(64)]
     assert [front(t) for t in texts] == [Tokenizer.encode(tok, t) for t in texts]
     assert len(calls) == 56  # (one in eight to the encoder)
-    known = ["the cat sat on the mat", "hello world", "a b c", "print(x)"]
-    for k in range(400):
-        assert front(known[k % 4]) == Tokenizer.encode(tok, known[k % 4])
-    assert front.ascii_route[1]
+    known = ["the cat sat on the mat", "hello world", "a b c", "print(x)", "привет, мир"]
+    for k in range(500):
+        assert front(known[k % 5]) == Tokenizer.encode(tok, known[k % 5])
+    assert front.short_route[1]
     calls.clear()
     assert front("the cat sat on the mat") == Tokenizer.encode(tok, "the cat sat on the mat") and calls == []
+    assert front("привет, мир") == Tokenizer.encode(tok, "привет, мир") and calls == []

@@ -48,13 +48,14 @@ from .compiled import NATIVE, _bpe, _nfc_flags, front_leads, is_nfc, nfc_span_st
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-# An ASCII text of at most this many characters goes to the compiled encoder the backend replaced, not
-# to fastokens (the front, where the compiled module is built): fastokens' call costs more than the
-# compiled encode of a short text, and from about this length fastokens is ahead on code (its cache of
-# pieces across calls). Measured per bundled vocabulary on slices of code and of prose, one core. Words
-# the encoder has not seen it merges slower than fastokens: while such texts merge much (first-sight
-# names in many languages), the front sends them to fastokens (see toklane._bpe's front).
-_FRONT_ASCII_MAX = 128
+# A text of at most this many characters goes to the compiled encoder the backend replaced, not to
+# fastokens (the front, where the compiled module is built): fastokens' call costs more than the
+# compiled encode of a short text it has seen (repeated chat strings: 1.4-1.9x fastokens, non-ASCII
+# as ASCII), and from about this length fastokens is ahead on code (0.6-0.8x at 256-512 characters,
+# one core). Words the encoder has not seen it merges about as fast or slower than fastokens: while
+# such texts merge much (first-sight names in many languages), the front sends them to fastokens (see
+# toklane._bpe's front).
+_FRONT_SHORT_MAX = 128
 
 # A long text is cut about every this many characters (its pieces go to fastokens' threads); a stretch
 # of twice this without a place to cut goes to the exact engine.
@@ -287,8 +288,8 @@ class FastokensBackend:
         a text's ids (of any length :meth:`encode` gives fastokens in one call) straight from its
         ``encode_ordinary`` where the text holds none of the characters the added tokens start with
         (those matched under ``split_special_tokens`` for such a call), else from its ``encode``, which
-        matches them; NFC-stable text only where the family normalises. A short ASCII text holding none of
-        them (:data:`_FRONT_ASCII_MAX`) goes to the compiled encoder of the exact backend, where it has one.
+        matches them; NFC-stable text only where the family normalises. A short text holding none of them
+        (:data:`_FRONT_SHORT_MAX`) goes to the compiled encoder of the exact backend, where it has one.
         What fastokens raises goes to ``method``, which recovers. None where the compiled module is not
         built or texts are checked another way (``stable``)."""
         if not NATIVE or (self._stable is not None and self._stable is not is_nfc):
@@ -304,7 +305,7 @@ class FastokensBackend:
         compiled = getattr(self.exact, "compiled_encoder", None)
         encoder = compiled() if compiled is not None else None
         return _bpe.front(
-            encoder, owner, method, leads, split_leads, longest, flags, ordinary, full, stable, _FRONT_ASCII_MAX
+            encoder, owner, method, leads, split_leads, longest, flags, ordinary, full, stable, _FRONT_SHORT_MAX
         )
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
