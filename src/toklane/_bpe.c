@@ -36,7 +36,10 @@
  * where the array scan would be quadratic on a megabyte-long run of emoji). A piece's ids are kept
  * across calls (Kept for merged pieces, Hot for one-token ones: direct-mapped tables a call holds alone,
  * so threads never share one being written): a server's texts repeat their words and markup, and a kept
- * piece costs a look-up in a small table, not its merges or a probe of the rank table. The text is
+ * piece costs a look-up in a small table, not its merges or a probe of the rank table. A piece not
+ * kept is asked of a Bloom filter of the tokens (a byte per token) before the rank table (4-8 MB: each
+ * probe a miss of the caches), whose tokens of up to 8 bytes are their own keys (no read of their
+ * bytes elsewhere): most pairs a merge asks about are no token. The text is
  * read in place (str is immutable and the caller holds it) with the GIL released: encoders run on all
  * cores. Result lists share one int object per rank, made on its first use (_ids.h, as toklane._gather's
  * id lists): making an int per id took 40% of the time, with the GIL held, so threads barely helped.
