@@ -281,9 +281,33 @@ slot_holds(const Slot *s, const uint8_t *blob, const uint8_t *p, size_t n, uint6
     return s->key >> 32 == key >> 32 && same_bytes(blob + (uint32_t)s->key, p, n);
 }
 
+/* The two bits of a Bloom filter's block (a 64-byte line) that a hash h (hash_bytes) sets. */
+static inline uint64_t *
+bloom_block(const Encoder *e, uint64_t h, unsigned *a, unsigned *b)
+{
+    uint64_t g = h * 0x9E3779B97F4A7C15ull; /* (bits apart from those that pick the block and the slot) */
+    *a = (unsigned)(g >> 55);
+    *b = (unsigned)(g >> 46) & 511;
+    return e->bloom + ((h >> 32) & (e->bloom_blocks - 1)) * 8;
+}
+
+/* Whether a piece of hash h may be a token (of 2 bytes or more): 0 means it is not. One line of a table
+ * of a byte per token (128-256 KB) where the rank table's probe reads one of 4-8 MB: most pairs a merge
+ * asks about are no token, and ~5% of those pass. */
+static inline int
+bloom_may(const Encoder *e, uint64_t h)
+{
+    unsigned a, b;
+    const uint64_t *block = bloom_block(e, h, &a, &b);
+    return (int)((block[a >> 6] >> (a & 63)) & (block[b >> 6] >> (b & 63)) & 1);
+}
+
+/* The rank of token p[0:n) (n >= 2) of hash h, or NO_RANK: the Bloom filter first, then the rank table. */
 static inline uint32_t
 rank_hashed(const Encoder *e, const uint8_t *p, size_t n, uint64_t h)
 {
+    if (!bloom_may(e, h))
+        return NO_RANK;
     uint64_t key = slot_key(p, n, h, 0);
     for (uint64_t i = h & e->mask;; i = (i + 1) & e->mask) {
         const Slot *s = &e->slots[i];
@@ -310,27 +334,6 @@ rank_of(const Encoder *e, const uint8_t *p, size_t n)
 #define NO_INLINE
 #endif
 
-/* The two bits of a Bloom filter's block (a 64-byte line) that a hash h (hash_bytes) sets. */
-static inline uint64_t *
-bloom_block(const Encoder *e, uint64_t h, unsigned *a, unsigned *b)
-{
-    uint64_t g = h * 0x9E3779B97F4A7C15ull; /* (bits apart from those that pick the block and the slot) */
-    *a = (unsigned)(g >> 55);
-    *b = (unsigned)(g >> 46) & 511;
-    return e->bloom + ((h >> 32) & (e->bloom_blocks - 1)) * 8;
-}
-
-/* Whether a piece of hash h may be a token (of 2 bytes or more): 0 means it is not. One line of a table
- * of a byte per token (128-256 KB) where the rank table's probe reads one of 4-8 MB: most pairs a merge
- * asks about are no token, and ~5% of those pass. */
-static inline int
-bloom_may(const Encoder *e, uint64_t h)
-{
-    unsigned a, b;
-    const uint64_t *block = bloom_block(e, h, &a, &b);
-    return (int)((block[a >> 6] >> (a & 63)) & (block[b >> 6] >> (b & 63)) & 1);
-}
-
 /* The merge priority of the pair p[0:left) + p[left:n) (n >= 2): the rank of the token they make; under
  * sp_tune its score's place (ties equal: the leftmost pair wins, as SentencePiece's agenda orders them),
  * or with merge rules the priority of the rule that is this split (NO_RANK where none is). */
@@ -339,10 +342,7 @@ pair_rank(const Encoder *e, const uint8_t *p, size_t n, size_t left, const int s
 {
     if (!sp && n == 2) /* (two bytes: from the direct table, without a hash or a probe) */
         return e->pair2[p[0] << 8 | p[1]];
-    uint64_t h = hash_bytes(p, n);
-    if (!bloom_may(e, h))
-        return NO_RANK;
-    uint32_t r = rank_hashed(e, p, n, h);
+    uint32_t r = rank_hashed(e, p, n, hash_bytes(p, n));
     if (!sp || r == NO_RANK)
         return r;
     if (e->splits == NULL)
@@ -741,7 +741,7 @@ encode_piece(const Encoder *e, const uint8_t *p, size_t n, Ids *out, Memos *memo
             return 0;
         }
     }
-    uint32_t whole = bloom_may(e, h) ? rank_hashed(e, p, n, h) : NO_RANK;
+    uint32_t whole = rank_hashed(e, p, n, h);
     if (whole != NO_RANK && (e->prio == NULL || !(e->prio[whole] & SP_NOT_WHOLE))) {
         emit(out, whole);
         if (hs != NULL && h != 0) {
