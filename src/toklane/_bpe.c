@@ -18,7 +18,7 @@
  * join_ids(encoder, arrays) -> one list of the ids in arrays, in order.
  * flagged(flags, texts, longest) -> which texts of a batch are long or hold a character flags marks.
  * front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
- *   stable=None, short_max=0) -> a callable that runs Tokenizer.encode's common call (a short str)
+ *   stable=None, short_max=0, repeat_max=0) -> a callable that runs Tokenizer.encode's common call (a short str)
  *   straight on the encoder, or on fastokens' binding, the rest through the method (see there).
  * replay(vocab, merges) -> a byte-level BPE model's merges as ranks (toklane.tokenizer.deepseek_v4).
  * sp_tune(encoder, priorities, rules=None) -> a G_SENTENCEPIECE encoder made a SentencePiece-style BPE
@@ -2264,8 +2264,8 @@ nfc_quick(const uint8_t *flags, int kind, const void *data, Positions *bounds)
 /* ------------------------------------------------------------------------------- Front */
 
 /* front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None,
- * stable=None, short_max=0) -> a callable that is Tokenizer.encode for the common call, in one C call:
- * f(text), or with the options add_special_tokens=False and split_special_tokens=True/False, text a str
+ * stable=None, short_max=0, repeat_max=0) -> a callable that is Tokenizer.encode for the common call, in one C
+ * call: f(text), or with the options add_special_tokens=False and split_special_tokens=True/False, text a str
  * of at most max_length characters. An added token can only start at one of leads (the characters the
  * added tokens start with, at most FRONT_LEADS; split_leads: those of the tokens still matched under
  * split_special_tokens; None: more than that). Where the vocabulary normalises (flags: a function that
@@ -2285,13 +2285,21 @@ nfc_quick(const uint8_t *flags, int kind, const void *data, Positions *bounds)
  *   words are ones it has seen (kept across calls). A first-sight word is merged pair by pair, where
  *   the binding's merges are about as fast or faster: while a quarter of the recent such calls
  *   (SHORT_SLOW) merged MERGES_SLOW pieces or more, those texts go to the binding, and one in
- *   SHORT_PROBE still to the encoder, which keeps the record current.
+ *   SHORT_PROBE still to the encoder, which keeps the record current. A text the record would send
+ *   to the binding, or a longer one of at most repeat_max characters that is not ASCII, goes to the
+ *   encoder where the front was asked about it before (a hash of its characters among the last
+ *   ~SEEN_SLOTS such texts): the words of a text that recurs are ones the encoder keeps once it has
+ *   merged them (repeated chat strings of 129-512 characters, not ASCII: 1.1-1.5x the binding). Such
+ *   a text asked about the first time goes to the binding (the encoder would merge its words), and
+ *   so does ASCII past short_max: on it the binding costs less per character even where the encoder
+ *   keeps every piece (code: 0.6-0.9x at 256-512 characters).
  * Any other call, and a text the encoder declines, is method(owner, ...) (owner: a weak reference to
  * the tokenizer, so the tokenizer that holds this callable frees as before). */
 #define FRONT_LEADS 4
 #define MERGES_SLOW 2
 #define SHORT_SLOW 256 /* of 1024 */
 #define SHORT_PROBE 32 /* (8 cost first-sight non-ASCII names 9-16% against the binding alone; 32: 0-9%) */
+#define SEEN_SLOTS 4096 /* hashes (32 KB) */
 typedef struct {
     Py_UCS4 chars[FRONT_LEADS];
     int n; /* -1: more than FRONT_LEADS (an added token may start anywhere) */
@@ -2319,6 +2327,8 @@ typedef struct {
     Py_ssize_t short_max; /* with both an encoder and another engine: the texts the encoder takes */
     int slow;             /* of those calls, the share (x 1024, a moving average over ~16) that merged much */
     unsigned probe;       /* such texts counted while slow is past SHORT_SLOW */
+    Py_ssize_t repeat_max; /* with both: the texts a repeat of which goes to the encoder */
+    uint64_t *seen;        /* SEEN_SLOTS hashes of texts sent (allocated on first use), or NULL */
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
     uint8_t *coarse;    /* a bit per 64 code points, set where flags marks one of them (read with flags) */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
@@ -2545,6 +2555,22 @@ front_foreign(Front *f, PyObject *text, int held, int split)
     return ids;
 }
 
+/* Whether the front was sent text (n characters) before, among the last ~SEEN_SLOTS it was asked about:
+ * 1 where a hash of its characters is in its slot, else 0 (the hash now is). */
+static int
+front_seen(Front *f, PyObject *text, Py_ssize_t n)
+{
+    if (f->seen == NULL && (f->seen = PyMem_Calloc(SEEN_SLOTS, sizeof(uint64_t))) == NULL)
+        return 0; /* (without the table no text is a repeat) */
+    int kind = PyUnicode_KIND(text);
+    uint64_t h = (hash_bytes(PyUnicode_DATA(text), (size_t)n * (size_t)kind) ^ (uint64_t)kind) | 1; /* (0: empty) */
+    uint64_t *slot = &f->seen[h & (SEEN_SLOTS - 1)];
+    if (*slot == h)
+        return 1;
+    *slot = h;
+    return 0;
+}
+
 static PyObject *
 front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -2566,6 +2592,9 @@ front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnam
             int own = f->ordinary == NULL, chosen = 0;
             if (!own && n <= f->short_max)
                 own = chosen = f->slow < SHORT_SLOW || ++f->probe % SHORT_PROBE == 0;
+            if (!own && f->e != NULL && !held && n <= f->repeat_max &&
+                (n <= f->short_max || !PyUnicode_IS_ASCII(text)))
+                own = front_seen(f, text, n); /* (asked only where it decides: a repeat goes to the encoder) */
             if (f->e != NULL && !held && own) {
                 size_t merged = 0;
                 PyObject *ids = encode_object(f->e, text, AS_LIST, &merged);
@@ -2595,6 +2624,7 @@ front_dealloc(PyObject *self)
     Py_XDECREF(f->flags);
     PyMem_Free(f->coarse);
     PyMem_Free(f->memo);
+    PyMem_Free(f->seen);
     Py_XDECREF(f->flags_of);
     Py_XDECREF(f->stable);
     Py_XDECREF(f->ordinary);
@@ -2678,15 +2708,18 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t short_max = nargs > 10 ? PyLong_AsSsize_t(args[10]) : 0;
     if (short_max == -1 && PyErr_Occurred())
         return NULL;
-    if (nargs < 7 || nargs > 11 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
+    Py_ssize_t repeat_max = nargs > 11 ? PyLong_AsSsize_t(args[11]) : 0;
+    if (repeat_max == -1 && PyErr_Occurred())
+        return NULL;
+    if (nargs < 7 || nargs > 12 || !PyWeakref_CheckRef(args[1]) || !PyCallable_Check(args[2]) ||
         (stable != NULL && !PyCallable_Check(stable)) ||
         (args[6] != Py_None && !PyCallable_Check(args[6])) || (ordinary != NULL && !PyCallable_Check(ordinary)) ||
         (full != NULL && !PyCallable_Check(full)) || (ordinary != NULL) != (full != NULL) ||
         (ordinary == NULL && args[0] == Py_None)) {
         PyErr_SetString(PyExc_TypeError, "front(encoder, owner: weakref, method, leads, split_leads, max_length: int, "
                                          "flags: a function returning bytes of 0x110000 | None, ordinary=None, "
-                                         "full=None, stable=None, short_max=0): an encoder, both of ordinary and "
-                                         "full, or both");
+                                         "full=None, stable=None, short_max=0, repeat_max=0): an encoder, both of "
+                                         "ordinary and full, or both");
         return NULL;
     }
     Leads leads[2];
@@ -2714,6 +2747,8 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->short_max = short_max;
     f->slow = 0;
     f->probe = 0;
+    f->repeat_max = repeat_max;
+    f->seen = NULL;
     f->flags = NULL;
     f->coarse = NULL;
     f->memo = NULL;
@@ -3363,8 +3398,7 @@ static PyMethodDef bpe_methods[] = {
      "or None to decline the text"},
     {"front", (PyCFunction)(void (*)(void))bpe_front, METH_FASTCALL,
      "front(encoder, owner, method, leads, split_leads, max_length, flags, ordinary=None, full=None, stable=None, "
-     "short_max=0) -> "
-     "Tokenizer.encode's common call in C (see there)"},
+     "short_max=0, repeat_max=0) -> Tokenizer.encode's common call in C (see there)"},
     {"join_ids", (PyCFunction)(void (*)(void))bpe_join_ids, METH_FASTCALL,
      "join_ids(encoder, arrays) -> one list of the ids in arrays (bytes of uint32 ids)"},
     {NULL, NULL, 0, NULL},

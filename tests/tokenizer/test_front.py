@@ -336,3 +336,66 @@ def test_short_text_that_merges_much_goes_to_the_binding_while_it_does(name: str
     calls.clear()
     assert front("the cat sat on the mat") == Tokenizer.encode(tok, "the cat sat on the mat") and calls == []
     assert front("привет, мир") == Tokenizer.encode(tok, "привет, мир") and calls == []
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "qwen3.6", "deepseek-v4"])
+def test_a_text_asked_about_before_goes_to_the_compiled_encoder(name: str) -> None:
+    """Where a text would go to the binding, a repeat of it goes to the compiled encoder, which keeps
+    its words once it has merged them: a short text while the record of merges sends such texts to
+    the binding, and a longer one of at most repeat_max characters that is not ASCII. The first time,
+    such a text goes to the binding; ASCII past short_max, a text past repeat_max and one holding a
+    lead always do (the calls the binding gets are counted). Every answer is the method's."""
+    import random
+
+    from toklane.tokenizer.engines import fastokens
+
+    tok = _tok(name, True)
+    native, encoder = tok._backend._tok, tok._backend.exact.compiled_encoder()
+    calls: list[str] = []
+
+    def ordinary(text: str) -> object:
+        calls.append(text)
+        return native.encode_ordinary(text)
+
+    def full(text: str, *args: object) -> object:
+        calls.append(text)
+        return native.encode(text, *args)
+
+    flags = compiled._nfc_flags if name.startswith("qwen") else None
+    stable = compiled.nfc_span_stable if flags is not None else None
+    short_max, repeat_max = fastokens._FRONT_SHORT_MAX, fastokens._FRONT_REPEAT_MAX
+    front = compiled._bpe.front(
+        encoder,
+        weakref.ref(tok),
+        Tokenizer.encode,
+        "<",
+        "<",
+        1000,
+        flags,
+        ordinary,
+        full,
+        stable,
+        short_max,
+        repeat_max,
+    )
+    longer, ascii_longer = "Слова и ещё слова, " * 10, "Some words, and more of them. " * 7
+    past, held = "ж" * (repeat_max + 1), "Слова и ещё слова <|x " * 8
+    assert short_max < min(len(longer), len(ascii_longer), len(held)) <= repeat_max < len(past)
+    for text in (longer, ascii_longer, past, held) * 3:
+        assert front(text) == Tokenizer.encode(tok, text)
+    assert calls == [longer, ascii_longer, past, held] + [ascii_longer, past, held] * 2
+
+    rng = random.Random(f"{name} repeats")
+
+    def unseen() -> str:  # (words of rare letters, new to every table: each a merge)
+        return " ".join("".join(rng.choice("qxzjvkwfyщъэ") for _ in range(rng.randint(6, 9))) for _ in range(4))
+
+    for _ in range(40):
+        text = unseen()
+        assert front(text) == Tokenizer.encode(tok, text)
+    assert not front.short_route[1]
+    again = [unseen() for _ in range(8)]
+    calls.clear()
+    for text in again * 4:  # (one call in 32 to the encoder whatever it is: at most one per text here)
+        assert front(text) == Tokenizer.encode(tok, text)
+    assert sorted(calls) == sorted(again)  # (each text's first call the record sent to the binding)

@@ -57,6 +57,14 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # toklane._bpe's front).
 _FRONT_SHORT_MAX = 128
 
+# Where a text would go to fastokens -- a short one while such texts merge much, or a longer one of at
+# most this many characters that is not ASCII -- a repeat of it goes to the compiled encoder (the front
+# keeps a hash of the last ~4K such texts): the encoder keeps the words of a text that recurs once it
+# has merged them (repeated chat strings of 129-512 characters, not ASCII: 1.1-1.5x fastokens, one
+# core). Longer ASCII stays with fastokens, which costs less per character on it even where the
+# encoder keeps every piece (code: 0.6-0.9x at 256-512 characters).
+_FRONT_REPEAT_MAX = 512
+
 # A long text is cut about every this many characters (its pieces go to fastokens' threads); a stretch
 # of twice this without a place to cut goes to the exact engine.
 _PIECE = PARALLEL_MIN // 2
@@ -289,7 +297,8 @@ class FastokensBackend:
         ``encode_ordinary`` where the text holds none of the characters the added tokens start with
         (those matched under ``split_special_tokens`` for such a call), else from its ``encode``, which
         matches them; NFC-stable text only where the family normalises. A short text holding none of them
-        (:data:`_FRONT_SHORT_MAX`) goes to the compiled encoder of the exact backend, where it has one.
+        (:data:`_FRONT_SHORT_MAX`) goes to the compiled encoder of the exact backend, where it has one, and
+        so does a text the front has seen before, up to :data:`_FRONT_REPEAT_MAX` where it is not ASCII.
         What fastokens raises goes to ``method``, which recovers. None where the compiled module is not
         built or texts are checked another way (``stable``)."""
         if not NATIVE or (self._stable is not None and self._stable is not is_nfc):
@@ -305,7 +314,18 @@ class FastokensBackend:
         compiled = getattr(self.exact, "compiled_encoder", None)
         encoder = compiled() if compiled is not None else None
         return _bpe.front(
-            encoder, owner, method, leads, split_leads, longest, flags, ordinary, full, stable, _FRONT_SHORT_MAX
+            encoder,
+            owner,
+            method,
+            leads,
+            split_leads,
+            longest,
+            flags,
+            ordinary,
+            full,
+            stable,
+            _FRONT_SHORT_MAX,
+            _FRONT_REPEAT_MAX,
         )
 
     def encode(self, text: str, split_special_tokens: bool) -> list[int]:
