@@ -2292,7 +2292,11 @@ nfc_quick(const uint8_t *flags, int kind, const void *data, Positions *bounds)
  *   merged them (repeated chat strings of 129-512 characters, not ASCII: 1.1-1.5x the binding). Such
  *   a text asked about the first time goes to the binding (the encoder would merge its words), and
  *   so does ASCII past short_max: on it the binding costs less per character even where the encoder
- *   keeps every piece (code: 0.6-0.9x at 256-512 characters).
+ *   keeps every piece (code: 0.6-0.9x at 256-512 characters). Where the recurring texts hold more
+ *   pieces than the encoder's tables keep (a thousand names in many scripts), it merges them again
+ *   each time and the binding is faster: while a quarter of the recent repeats the encoder took
+ *   before (SHORT_SLOW) merged MERGES_SLOW pieces or more, such repeats go to the binding too, one
+ *   in SHORT_PROBE still to the encoder (a first repeat always goes to the encoder, to learn it).
  * Any other call, and a text the encoder declines, is method(owner, ...) (owner: a weak reference to
  * the tokenizer, so the tokenizer that holds this callable frees as before). */
 #define FRONT_LEADS 4
@@ -2300,6 +2304,8 @@ nfc_quick(const uint8_t *flags, int kind, const void *data, Positions *bounds)
 #define SHORT_SLOW 256 /* of 1024 */
 #define SHORT_PROBE 32 /* (8 cost first-sight non-ASCII names 9-16% against the binding alone; 32: 0-9%) */
 #define SEEN_SLOTS 4096 /* hashes (32 KB) */
+#define SEEN_ASKED 1      /* (a slot's low bits: a hash is stored with this bit set, 0 is empty) */
+#define SEEN_TAKEN 2      /* (and this one once the encoder took a repeat of the text) */
 typedef struct {
     Py_UCS4 chars[FRONT_LEADS];
     int n; /* -1: more than FRONT_LEADS (an added token may start anywhere) */
@@ -2328,7 +2334,9 @@ typedef struct {
     int slow;             /* of those calls, the share (x 1024, a moving average over ~16) that merged much */
     unsigned probe;       /* such texts counted while slow is past SHORT_SLOW */
     Py_ssize_t repeat_max; /* with both: the texts a repeat of which goes to the encoder */
-    uint64_t *seen;        /* SEEN_SLOTS hashes of texts sent (allocated on first use), or NULL */
+    uint64_t *seen;        /* SEEN_SLOTS of a text's hash | SEEN_TAKEN (allocated on first use), or NULL */
+    int again_slow;        /* of the repeats the encoder took before, the share that merged much (as slow) */
+    unsigned again_probe;  /* such repeats counted while again_slow is past SHORT_SLOW */
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
     uint8_t *coarse;    /* a bit per 64 code points, set where flags marks one of them (read with flags) */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
@@ -2555,19 +2563,22 @@ front_foreign(Front *f, PyObject *text, int held, int split)
     return ids;
 }
 
-/* Whether the front was sent text (n characters) before, among the last ~SEEN_SLOTS it was asked about:
- * 1 where a hash of its characters is in its slot, else 0 (the hash now is). */
+/* Whether the front was asked about text (n characters) before, among the last ~SEEN_SLOTS it was asked
+ * about (by a hash of its characters): 0 not (it is now), 1 asked before, 2 asked before and a repeat
+ * taken by the encoder since; *slot: its slot, or NULL. */
 static int
-front_seen(Front *f, PyObject *text, Py_ssize_t n)
+front_seen(Front *f, PyObject *text, Py_ssize_t n, uint64_t **slot)
 {
+    *slot = NULL;
     if (f->seen == NULL && (f->seen = PyMem_Calloc(SEEN_SLOTS, sizeof(uint64_t))) == NULL)
         return 0; /* (without the table no text is a repeat) */
     int kind = PyUnicode_KIND(text);
-    uint64_t h = (hash_bytes(PyUnicode_DATA(text), (size_t)n * (size_t)kind) ^ (uint64_t)kind) | 1; /* (0: empty) */
-    uint64_t *slot = &f->seen[h & (SEEN_SLOTS - 1)];
-    if (*slot == h)
-        return 1;
-    *slot = h;
+    uint64_t h = (hash_bytes(PyUnicode_DATA(text), (size_t)n * (size_t)kind) ^ (uint64_t)kind);
+    h = (h & ~(uint64_t)(SEEN_ASKED | SEEN_TAKEN)) | SEEN_ASKED;
+    *slot = &f->seen[(h >> 2) & (SEEN_SLOTS - 1)];
+    if ((**slot & ~(uint64_t)SEEN_TAKEN) == h)
+        return **slot & SEEN_TAKEN ? 2 : 1;
+    **slot = h;
     return 0;
 }
 
@@ -2592,14 +2603,25 @@ front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnam
             int own = f->ordinary == NULL, chosen = 0;
             if (!own && n <= f->short_max)
                 own = chosen = f->slow < SHORT_SLOW || ++f->probe % SHORT_PROBE == 0;
+            int again = 0; /* (a repeat the encoder took before, sent to it now) */
             if (!own && f->e != NULL && !held && n <= f->repeat_max &&
-                (n <= f->short_max || !PyUnicode_IS_ASCII(text)))
-                own = front_seen(f, text, n); /* (asked only where it decides: a repeat goes to the encoder) */
+                (n <= f->short_max || !PyUnicode_IS_ASCII(text))) { /* (asked only where it decides) */
+                uint64_t *slot;
+                int seen = front_seen(f, text, n, &slot);
+                if (seen == 1) {
+                    own = 1;
+                    *slot |= SEEN_TAKEN;
+                }
+                else if (seen == 2)
+                    own = again = f->again_slow < SHORT_SLOW || ++f->again_probe % SHORT_PROBE == 0;
+            }
             if (f->e != NULL && !held && own) {
                 size_t merged = 0;
                 PyObject *ids = encode_object(f->e, text, AS_LIST, &merged);
-                if (chosen) /* (the GIL is held: a text this short is encoded without releasing it) */
+                if (chosen) /* (with the GIL: encode_object has taken it back) */
                     f->slow += (merged >= MERGES_SLOW ? 1024 / 16 : 0) - f->slow / 16;
+                if (again)
+                    f->again_slow += (merged >= MERGES_SLOW ? 1024 / 16 : 0) - f->again_slow / 16;
                 if (ids != Py_None)
                     return ids;
                 Py_DECREF(ids);
@@ -2661,10 +2683,21 @@ front_short_route(PyObject *self, void *closure)
     return Py_BuildValue("(iO)", f->slow, f->slow < SHORT_SLOW ? Py_True : Py_False);
 }
 
+/* How the encoder does on repeats it took before: the share (of 1024) of the recent ones that merged
+ * MERGES_SLOW pieces or more, and whether such a repeat now goes to it. */
+static PyObject *
+front_repeat_route(PyObject *self, void *closure)
+{
+    Front *f = (Front *)self;
+    return Py_BuildValue("(iO)", f->again_slow, f->again_slow < SHORT_SLOW ? Py_True : Py_False);
+}
+
 static PyGetSetDef front_getset[] = {
     {"__wrapped__", front_wrapped, NULL, "the tokenizer's encode method", NULL},
     {"short_route", front_short_route, NULL, "(the share of 1024 that merged much, whether the encoder takes)",
      NULL},
+    {"repeat_route", front_repeat_route, NULL,
+     "repeats the encoder took before: (the share of 1024 that merged much, whether it takes them)", NULL},
     {"__doc__", front_attribute, NULL, NULL, "__doc__"},
     {"__name__", front_attribute, NULL, NULL, "__name__"},
     {"__qualname__", front_attribute, NULL, NULL, "__qualname__"},
@@ -2749,6 +2782,8 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->probe = 0;
     f->repeat_max = repeat_max;
     f->seen = NULL;
+    f->again_slow = 0;
+    f->again_probe = 0;
     f->flags = NULL;
     f->coarse = NULL;
     f->memo = NULL;

@@ -399,3 +399,54 @@ def test_a_text_asked_about_before_goes_to_the_compiled_encoder(name: str) -> No
     for text in again * 4:  # (one call in 32 to the encoder whatever it is: at most one per text here)
         assert front(text) == Tokenizer.encode(tok, text)
     assert sorted(calls) == sorted(again)  # (each text's first call the record sent to the binding)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_repeats_go_back_to_the_binding_where_the_encoder_merges_them_again(name: str) -> None:
+    """Where the recurring texts hold more words than the encoder's tables keep, it merges them again on
+    every repeat and the binding is faster: once a quarter of the recent repeats it took before merged
+    two pieces or more, such repeats go to the binding, one in 32 still to the encoder. A few texts
+    that recur keep going to the encoder. Every answer is the method's."""
+    import random
+
+    from toklane.tokenizer.engines import fastokens
+
+    tok = _tok(name, True)
+    native, encoder = tok._backend._tok, tok._backend.exact.compiled_encoder()
+    calls: list[str] = []
+
+    def ordinary(text: str) -> object:
+        calls.append(text)
+        return native.encode_ordinary(text)
+
+    rng = random.Random(f"{name} thrash")
+
+    def unseen(words: int) -> str:  # (words of rare letters, new to every table: each a merge)
+        return " ".join("".join(rng.choice("qxzjvkwfyщъэ") for _ in range(rng.randint(6, 9))) for _ in range(words))
+
+    def build() -> object:
+        return compiled._bpe.front(
+            encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, None, ordinary, native.encode, None,
+            fastokens._FRONT_SHORT_MAX, fastokens._FRONT_REPEAT_MAX,
+        )  # fmt: skip
+
+    few, many = [unseen(4) for _ in range(40)], [unseen(10) for _ in range(3000)]
+    assert max(map(len, few + many)) <= fastokens._FRONT_SHORT_MAX
+    front = build()
+    for text in few * 4:  # (first sight: the record of merges sends them to the binding, then repeats)
+        assert front(text) == Tokenizer.encode(tok, text)
+    assert not front.short_route[1] and front.repeat_route == (0, True)
+    calls.clear()
+    for text in few:
+        assert front(text) == Tokenizer.encode(tok, text)
+    assert calls == []
+    front = build()
+    for text in many * 4:  # (30,000 words: more than the encoder keeps)
+        assert front(text) == Tokenizer.encode(tok, text)
+    again_slow, to_encoder = front.repeat_route
+    assert again_slow >= 256 and not to_encoder
+    calls.clear()  # (each text the front still knows is a repeat the encoder took before, or new again)
+    for text in many[:1000]:
+        assert front(text) == Tokenizer.encode(tok, text)
+    assert len(calls) >= 900  # (one in 32 still to the encoder; a text the front lost and was asked
+    # about again goes there once, as a first repeat)

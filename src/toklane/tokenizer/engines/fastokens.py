@@ -62,7 +62,9 @@ _FRONT_SHORT_MAX = 128
 # keeps a hash of the last ~4K such texts): the encoder keeps the words of a text that recurs once it
 # has merged them (repeated chat strings of 129-512 characters, not ASCII: 1.1-1.5x fastokens, one
 # core). Longer ASCII stays with fastokens, which costs less per character on it even where the
-# encoder keeps every piece (code: 0.6-0.9x at 256-512 characters).
+# encoder keeps every piece (code: 0.6-0.9x at 256-512 characters). Where the recurring texts hold more
+# words than the encoder's tables keep (a thousand names in many scripts: 0.4-0.9x), it merges them
+# again on every repeat: while that is so, repeats go to fastokens too (see toklane._bpe's front).
 _FRONT_REPEAT_MAX = 512
 
 # A long text is cut about every this many characters (its pieces go to fastokens' threads); a stretch
