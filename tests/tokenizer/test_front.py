@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import random
 import weakref
 
 import pytest
@@ -79,6 +80,27 @@ def _tok(name: str, upgraded: bool) -> Tokenizer:
     if (name, upgraded) not in _TOKS:
         _TOKS[name, upgraded] = _loaded(name, upgraded)
     return _TOKS[name, upgraded]
+
+
+class _Binding:
+    """fastokens' binding of an upgraded tokenizer, the texts it is sent counted (``calls``)."""
+
+    def __init__(self, tok: Tokenizer) -> None:
+        self.native = tok._backend._tok
+        self.calls: list[str] = []
+
+    def ordinary(self, text: str) -> object:
+        self.calls.append(text)
+        return self.native.encode_ordinary(text)
+
+    def full(self, text: str, *args: object) -> object:
+        self.calls.append(text)
+        return self.native.encode(text, *args)
+
+
+def _unseen(rng: random.Random, words: int = 4) -> str:
+    """Words of rare letters, new to every table: each a merge."""
+    return " ".join("".join(rng.choice("qxzjvkwfyщъэ") for _ in range(rng.randint(6, 9))) for _ in range(words))
 
 
 @pytest.mark.parametrize("upgraded", [False, True], ids=["compiled", "fastokens"])
@@ -252,24 +274,16 @@ def test_after_the_upgrade_short_text_goes_to_the_compiled_encoder(name: str) ->
     from toklane.tokenizer.engines import fastokens
 
     tok = _tok(name, True)
-    backend = tok._backend
-    native, encoder = backend._tok, backend.exact.compiled_encoder()
+    encoder, binding = tok._backend.exact.compiled_encoder(), _Binding(tok)
     assert encoder is not None
-    calls: list[str] = []
-
-    def ordinary(text: str) -> object:
-        calls.append(text)
-        return native.encode_ordinary(text)
-
-    def full(text: str, *args: object) -> object:
-        calls.append(text)
-        return native.encode(text, *args)
+    calls = binding.calls
 
     def build(short_max: int) -> object:
         flags = compiled._nfc_flags if name.startswith("qwen") else None
         return compiled._bpe.front(
-            encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, flags, ordinary, full, None, short_max
-        )
+            encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, flags, binding.ordinary, binding.full,
+            None, short_max,
+        )  # fmt: skip
 
     limit = fastokens._FRONT_SHORT_MAX
     short, long, other, lead = "Short text, 42.", "word " * (limit // 5 + 1), "café au lait, 東京", "x <|endoftext|>"
@@ -288,36 +302,19 @@ def test_short_text_that_merges_much_goes_to_the_binding_while_it_does(name: str
     binding: while a quarter of the recent short texts merged two pieces or more, such texts go to the
     binding, one in 32 still to the encoder (which keeps the record current), and back to the
     encoder once its texts are ones it knows, ASCII or not. Every answer is the method's."""
-    import random
-
     from toklane.tokenizer.engines import fastokens
 
     tok = _tok(name, True)
-    backend = tok._backend
-    native, encoder = backend._tok, backend.exact.compiled_encoder()
-    calls: list[str] = []
-
-    def ordinary(text: str) -> object:
-        calls.append(text)
-        return native.encode_ordinary(text)
-
+    encoder, binding = tok._backend.exact.compiled_encoder(), _Binding(tok)
+    calls = binding.calls
     front = compiled._bpe.front(
-        encoder,
-        weakref.ref(tok),
-        Tokenizer.encode,
-        "<",
-        "<",
-        1000,
-        None,
-        ordinary,
-        native.encode,
-        None,
+        encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, None, binding.ordinary, binding.full, None,
         fastokens._FRONT_SHORT_MAX,
-    )
+    )  # fmt: skip
     rng = random.Random(f"{name} merges")
 
-    def unseen() -> str:  # (words of rare letters, new to every table: each a merge)
-        return " ".join("".join(rng.choice("qxzjvkwfyщъэ") for _ in range(rng.randint(6, 9))) for _ in range(4))
+    def unseen() -> str:
+        return _unseen(rng)
 
     assert front.short_route == (0, True)
     for _ in range(40):
@@ -345,39 +342,18 @@ def test_a_text_asked_about_before_goes_to_the_compiled_encoder(name: str) -> No
     the binding, and a longer one of at most repeat_max characters that is not ASCII. The first time,
     such a text goes to the binding; ASCII past short_max, a text past repeat_max and one holding a
     lead always do (the calls the binding gets are counted). Every answer is the method's."""
-    import random
-
     from toklane.tokenizer.engines import fastokens
 
     tok = _tok(name, True)
-    native, encoder = tok._backend._tok, tok._backend.exact.compiled_encoder()
-    calls: list[str] = []
-
-    def ordinary(text: str) -> object:
-        calls.append(text)
-        return native.encode_ordinary(text)
-
-    def full(text: str, *args: object) -> object:
-        calls.append(text)
-        return native.encode(text, *args)
-
+    encoder, binding = tok._backend.exact.compiled_encoder(), _Binding(tok)
+    calls = binding.calls
     flags = compiled._nfc_flags if name.startswith("qwen") else None
     stable = compiled.nfc_span_stable if flags is not None else None
     short_max, repeat_max = fastokens._FRONT_SHORT_MAX, fastokens._FRONT_REPEAT_MAX
     front = compiled._bpe.front(
-        encoder,
-        weakref.ref(tok),
-        Tokenizer.encode,
-        "<",
-        "<",
-        1000,
-        flags,
-        ordinary,
-        full,
-        stable,
-        short_max,
-        repeat_max,
-    )
+        encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, flags, binding.ordinary, binding.full, stable,
+        short_max, repeat_max,
+    )  # fmt: skip
     longer, ascii_longer = "Слова и ещё слова, " * 10, "Some words, and more of them. " * 7
     past, held = "ж" * (repeat_max + 1), "Слова и ещё слова <|x " * 8
     assert short_max < min(len(longer), len(ascii_longer), len(held)) <= repeat_max < len(past)
@@ -387,8 +363,8 @@ def test_a_text_asked_about_before_goes_to_the_compiled_encoder(name: str) -> No
 
     rng = random.Random(f"{name} repeats")
 
-    def unseen() -> str:  # (words of rare letters, new to every table: each a merge)
-        return " ".join("".join(rng.choice("qxzjvkwfyщъэ") for _ in range(rng.randint(6, 9))) for _ in range(4))
+    def unseen() -> str:
+        return _unseen(rng)
 
     for _ in range(40):
         text = unseen()
@@ -407,30 +383,20 @@ def test_repeats_go_back_to_the_binding_where_the_encoder_merges_them_again(name
     every repeat and the binding is faster: once a quarter of the recent repeats it took before merged
     two pieces or more, such repeats go to the binding, one in 32 still to the encoder. A few texts
     that recur keep going to the encoder. Every answer is the method's."""
-    import random
-
     from toklane.tokenizer.engines import fastokens
 
     tok = _tok(name, True)
-    native, encoder = tok._backend._tok, tok._backend.exact.compiled_encoder()
-    calls: list[str] = []
-
-    def ordinary(text: str) -> object:
-        calls.append(text)
-        return native.encode_ordinary(text)
-
+    encoder, binding = tok._backend.exact.compiled_encoder(), _Binding(tok)
+    calls = binding.calls
     rng = random.Random(f"{name} thrash")
-
-    def unseen(words: int) -> str:  # (words of rare letters, new to every table: each a merge)
-        return " ".join("".join(rng.choice("qxzjvkwfyщъэ") for _ in range(rng.randint(6, 9))) for _ in range(words))
 
     def build() -> object:
         return compiled._bpe.front(
-            encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, None, ordinary, native.encode, None,
+            encoder, weakref.ref(tok), Tokenizer.encode, "<", "<", 1000, None, binding.ordinary, binding.full, None,
             fastokens._FRONT_SHORT_MAX, fastokens._FRONT_REPEAT_MAX,
         )  # fmt: skip
 
-    few, many = [unseen(4) for _ in range(40)], [unseen(10) for _ in range(3000)]
+    few, many = [_unseen(rng) for _ in range(40)], [_unseen(rng, 10) for _ in range(3000)]
     assert max(map(len, few + many)) <= fastokens._FRONT_SHORT_MAX
     front = build()
     for text in few * 4:  # (first sight: the record of merges sends them to the binding, then repeats)
