@@ -300,7 +300,8 @@ class FastokensBackend:
         (those matched under ``split_special_tokens`` for such a call), else from its ``encode``, which
         matches them; NFC-stable text only where the family normalises. A short text holding none of them
         (:data:`_FRONT_SHORT_MAX`) goes to the compiled encoder of the exact backend, where it has one, and
-        so does a text the front has seen before, up to :data:`_FRONT_REPEAT_MAX` where it is not ASCII.
+        so does a repeat of a text the front has seen, up to :data:`_FRONT_REPEAT_MAX` where it is not
+        ASCII, while the encoder does not merge such repeats again.
         What fastokens raises goes to ``method``, which recovers. None where the compiled module is not
         built or texts are checked another way (``stable``)."""
         if not NATIVE or (self._stable is not None and self._stable is not is_nfc):
