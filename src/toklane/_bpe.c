@@ -2321,6 +2321,28 @@ typedef struct {
     uint8_t stable;
 } SpanMemo;
 
+/* How the encoder does on a kind of text the front may send it beside another engine: while a quarter of
+ * its recent such calls (SHORT_SLOW) merged MERGES_SLOW pieces or more, one in SHORT_PROBE still goes to
+ * it, the rest to the binding. */
+typedef struct {
+    int slow;       /* of those calls, the share (x 1024, a moving average over ~16) that merged much */
+    unsigned probe; /* such texts counted while slow is past SHORT_SLOW */
+} Record;
+
+/* Whether the encoder takes the next text of r's kind */
+static inline int
+record_takes(Record *r)
+{
+    return r->slow < SHORT_SLOW || ++r->probe % SHORT_PROBE == 0;
+}
+
+/* Notes a call of r's kind the encoder took (merged: the pieces it merged) */
+static inline void
+record_note(Record *r, size_t merged)
+{
+    r->slow += (merged >= MERGES_SLOW ? 1024 / 16 : 0) - r->slow / 16;
+}
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -2331,12 +2353,10 @@ typedef struct {
     Leads leads[2];    /* [split_special_tokens] */
     Py_ssize_t max_length;
     Py_ssize_t short_max; /* with both an encoder and another engine: the texts the encoder takes */
-    int slow;             /* of those calls, the share (x 1024, a moving average over ~16) that merged much */
-    unsigned probe;       /* such texts counted while slow is past SHORT_SLOW */
+    Record shorts;        /* those texts */
     Py_ssize_t repeat_max; /* with both: the texts a repeat of which goes to the encoder */
     uint64_t *seen;        /* SEEN_SLOTS of a text's hash | SEEN_TAKEN (allocated on first use), or NULL */
-    int again_slow;        /* of the repeats the encoder took before, the share that merged much (as slow) */
-    unsigned again_probe;  /* such repeats counted while again_slow is past SHORT_SLOW */
+    Record repeats;        /* repeats the encoder took before */
     PyObject *flags;    /* bytes of N_CODEPOINTS once read, or NULL */
     uint8_t *coarse;    /* a bit per 64 code points, set where flags marks one of them (read with flags) */
     PyObject *flags_of; /* what returns them, or NULL where the vocabulary does not normalise */
@@ -2602,7 +2622,7 @@ front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnam
         if (stable && n <= f->max_length) {
             int own = f->ordinary == NULL, chosen = 0;
             if (!own && n <= f->short_max)
-                own = chosen = f->slow < SHORT_SLOW || ++f->probe % SHORT_PROBE == 0;
+                own = chosen = record_takes(&f->shorts);
             int again = 0; /* (a repeat the encoder took before, sent to it now) */
             if (!own && f->e != NULL && !held && n <= f->repeat_max &&
                 (n <= f->short_max || !PyUnicode_IS_ASCII(text))) { /* (asked only where it decides) */
@@ -2613,15 +2633,15 @@ front_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnam
                     *slot |= SEEN_TAKEN;
                 }
                 else if (seen == 2)
-                    own = again = f->again_slow < SHORT_SLOW || ++f->again_probe % SHORT_PROBE == 0;
+                    own = again = record_takes(&f->repeats);
             }
             if (f->e != NULL && !held && own) {
                 size_t merged = 0;
                 PyObject *ids = encode_object(f->e, text, AS_LIST, &merged);
                 if (chosen) /* (with the GIL: encode_object has taken it back) */
-                    f->slow += (merged >= MERGES_SLOW ? 1024 / 16 : 0) - f->slow / 16;
+                    record_note(&f->shorts, merged);
                 if (again)
-                    f->again_slow += (merged >= MERGES_SLOW ? 1024 / 16 : 0) - f->again_slow / 16;
+                    record_note(&f->repeats, merged);
                 if (ids != Py_None)
                     return ids;
                 Py_DECREF(ids);
@@ -2674,30 +2694,22 @@ front_attribute(PyObject *self, void *name)
     return PyObject_GetAttrString(((Front *)self)->method, (const char *)name);
 }
 
-/* How the encoder does on the short texts it is sent beside another engine: the share (of 1024) of
- * the recent ones that merged MERGES_SLOW pieces or more, and whether such a text now goes to it. */
+/* How the encoder does on the short texts it is sent beside another engine (closure NULL), or on the
+ * repeats it took before: the share (of 1024) of the recent ones that merged MERGES_SLOW pieces or more,
+ * and whether such a text now goes to it. */
 static PyObject *
-front_short_route(PyObject *self, void *closure)
+front_route(PyObject *self, void *closure)
 {
     Front *f = (Front *)self;
-    return Py_BuildValue("(iO)", f->slow, f->slow < SHORT_SLOW ? Py_True : Py_False);
-}
-
-/* How the encoder does on repeats it took before: the share (of 1024) of the recent ones that merged
- * MERGES_SLOW pieces or more, and whether such a repeat now goes to it. */
-static PyObject *
-front_repeat_route(PyObject *self, void *closure)
-{
-    Front *f = (Front *)self;
-    return Py_BuildValue("(iO)", f->again_slow, f->again_slow < SHORT_SLOW ? Py_True : Py_False);
+    const Record *r = closure == NULL ? &f->shorts : &f->repeats;
+    return Py_BuildValue("(iO)", r->slow, r->slow < SHORT_SLOW ? Py_True : Py_False);
 }
 
 static PyGetSetDef front_getset[] = {
     {"__wrapped__", front_wrapped, NULL, "the tokenizer's encode method", NULL},
-    {"short_route", front_short_route, NULL, "(the share of 1024 that merged much, whether the encoder takes)",
-     NULL},
-    {"repeat_route", front_repeat_route, NULL,
-     "repeats the encoder took before: (the share of 1024 that merged much, whether it takes them)", NULL},
+    {"short_route", front_route, NULL, "(the share of 1024 that merged much, whether the encoder takes)", NULL},
+    {"repeat_route", front_route, NULL,
+     "repeats the encoder took before: (the share of 1024 that merged much, whether it takes them)", "repeats"},
     {"__doc__", front_attribute, NULL, NULL, "__doc__"},
     {"__name__", front_attribute, NULL, NULL, "__name__"},
     {"__qualname__", front_attribute, NULL, NULL, "__qualname__"},
@@ -2778,12 +2790,10 @@ bpe_front(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     f->leads[1] = leads[1];
     f->max_length = max_length;
     f->short_max = short_max;
-    f->slow = 0;
-    f->probe = 0;
+    f->shorts = (Record){0, 0};
     f->repeat_max = repeat_max;
     f->seen = NULL;
-    f->again_slow = 0;
-    f->again_probe = 0;
+    f->repeats = (Record){0, 0};
     f->flags = NULL;
     f->coarse = NULL;
     f->memo = NULL;
