@@ -33,6 +33,14 @@
  *   the keywords read (keyword -> what it holds: the codes below), max_depth its MAX_SCHEMA_DEPTH. The
  *   recursion is one level per subschema depth and stops past max_depth (at most 256); the GIL is held,
  *   nothing is allocated and no Python code runs (only exact strs are compared and looked up).
+ *
+ * same_value(a, b) -> bool
+ *   Whether a and b are the same plain value, type for type: exact dicts (items in the same order),
+ *   lists, tuples, strs, ints, floats (with the same bits: 0.0 is not -0.0, a NaN is itself), bools and
+ *   None, the same types everywhere (1 is not True, [] is not ()): what marshal writes the same, but for
+ *   which strs are shared.
+ *   False where either holds anything else (a subclass, a model) or nests deeper than VALUE_MAX_DEPTH (a
+ *   list that holds itself). No Python code runs (exact ints are compared in C) and nothing is allocated.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -399,6 +407,101 @@ schema_ok(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* ---- same_value: a plain value compared type for type (see the header) ---- */
+
+#define VALUE_MAX_DEPTH 512
+
+/* Whether size bytes at p and q are the same (a schema's strs are short: no call into the C library). */
+static inline int
+same_bytes(const unsigned char *p, const unsigned char *q, size_t size)
+{
+    size_t i = 0;
+    uint64_t x, y;
+    for (; i + 8 <= size; i += 8) {
+        memcpy(&x, p + i, 8);
+        memcpy(&y, q + i, 8);
+        if (x != y)
+            return 0;
+    }
+    for (; i < size; i++)
+        if (p[i] != q[i])
+            return 0;
+    return 1;
+}
+
+/* 1 where a and b are the same plain value, type for type, 0 where not (or either is not plain, or nests
+ * past the depth), -1 on an error. */
+static int
+value_same(PyObject *a, PyObject *b, int depth)
+{
+    PyTypeObject *type = Py_TYPE(a);
+    if (type != Py_TYPE(b))
+        return 0;
+    if (type == &PyUnicode_Type) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(a) < 0 || PyUnicode_READY(b) < 0)
+            return -1;
+#endif
+        Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+        int kind = PyUnicode_KIND(a);
+        return a == b || (n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
+                          same_bytes(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind));
+    }
+    if (a == Py_None || type == &PyBool_Type)
+        return a == b;
+    if (type == &PyLong_Type)
+        return PyObject_RichCompareBool(a, b, Py_EQ); /* (exact ints: no Python code) */
+    if (type == &PyFloat_Type) {
+        double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
+        return memcmp(&x, &y, sizeof x) == 0;
+    }
+    if (depth >= VALUE_MAX_DEPTH)
+        return 0;
+    if (type == &PyList_Type || type == &PyTuple_Type) {
+        int list = type == &PyList_Type;
+        Py_ssize_t n = list ? PyList_GET_SIZE(a) : PyTuple_GET_SIZE(a);
+        if (n != (list ? PyList_GET_SIZE(b) : PyTuple_GET_SIZE(b)))
+            return 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            int r = list ? value_same(PyList_GET_ITEM(a, k), PyList_GET_ITEM(b, k), depth + 1)
+                         : value_same(PyTuple_GET_ITEM(a, k), PyTuple_GET_ITEM(b, k), depth + 1);
+            if (r <= 0)
+                return r;
+        }
+        return 1;
+    }
+    if (type == &PyDict_Type) {
+        if (PyDict_GET_SIZE(a) != PyDict_GET_SIZE(b))
+            return 0;
+        Py_ssize_t i = 0, j = 0;
+        PyObject *ka, *va, *kb, *vb;
+        while (PyDict_Next(a, &i, &ka, &va)) {
+            if (!PyDict_Next(b, &j, &kb, &vb))
+                return 0;
+            int r = value_same(ka, kb, depth + 1);
+            if (r > 0)
+                r = value_same(va, vb, depth + 1);
+            if (r <= 0)
+                return r;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *
+same_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "same_value expects (a, b)");
+        return NULL;
+    }
+    int r = value_same(args[0], args[1], 0);
+    if (r < 0)
+        return NULL;
+    return PyBool_FromLong(r);
+}
+
 static PyMethodDef methods[] = {
     {"value_end", (PyCFunction)(void (*)(void))value_end, METH_FASTCALL,
      "value_end(s, i) -> end of the valid JSON value at s[i], or -1 - (where it fails)"},
@@ -408,6 +511,8 @@ static PyMethodDef methods[] = {
      "members(s, i, size) -> (end, [start, value_start, stop, ...]): the container at s[i] in spans of ~size"},
     {"schema_ok", (PyCFunction)(void (*)(void))schema_ok, METH_FASTCALL,
      "schema_ok(tools, kinds, max_depth) -> True only where toklane.parsing.schema's walk accepts tools"},
+    {"same_value", (PyCFunction)(void (*)(void))same_value, METH_FASTCALL,
+     "same_value(a, b) -> whether a and b are the same plain value, type for type"},
     {NULL, NULL, 0, NULL},
 };
 

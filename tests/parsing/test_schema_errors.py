@@ -302,6 +302,7 @@ def test_the_least_recently_used_schema_goes_first():
     assert len(module._valid) == module.MAX_REMEMBERED
     assert module.validate_tools_schema(schema(0)) is kept
     assert __import__("marshal").dumps(schema(1), 4) not in module._valid  # the oldest unused went
+    assert __import__("marshal").dumps(schema(0), 4) in module._valid  # (found as the last one: used too)
 
 
 class _Fn:

@@ -1,11 +1,14 @@
-"""The compiled fast accept of the tools_schema walk (``toklane._json.schema_ok``): True only where the
-walk (``schema._walk``) accepts, True wherever the walk accepts a schema of plain built-in values, and every
-error still the walk's own; without it (a build with no C) the walk alone gives the same answers."""
+"""The compiled fast paths of the tools_schema check: the fast accept (``toklane._json.schema_ok``), True
+only where the walk (``schema._walk``) accepts, True wherever the walk accepts a schema of plain built-in
+values, and every error still the walk's own; the compare with the schema found last
+(``toklane._json.same_value``), type for type. Without them (a build with no C) the walk and the images
+alone give the same answers."""
 
 from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -21,9 +24,9 @@ from toklane.errors import InvalidToolsSchemaError
 from toklane.parsing import schema as module
 
 try:
-    from toklane._json import schema_ok
+    from toklane._json import same_value, schema_ok
 except ImportError:  # no compiler: test_the_compiled_check_is_built says so; the rest fail
-    schema_ok = None
+    same_value = schema_ok = None
 
 
 def _compiled(tools: Any) -> bool:
@@ -333,6 +336,7 @@ def test_the_arguments_are_checked():
 
 def test_without_the_compiled_check_the_walk_alone_answers(monkeypatch):
     monkeypatch.setattr(module, "_schema_ok", None)
+    monkeypatch.setattr(module, "_same_value", None)
     module._forget_all()
     for _, schema, expected in BAD:
         with pytest.raises(InvalidToolsSchemaError, match=None) as info:
@@ -341,7 +345,9 @@ def test_without_the_compiled_check_the_walk_alone_answers(monkeypatch):
     tools = json.loads(json.dumps(_tools({"type": "integer", "description": "no C"})))
     checked = module.validate_tools_schema(tools)
     assert checked is not None and list(checked) == tools
-    assert module.validate_tools_schema(json.loads(json.dumps(tools))) is checked
+    for _ in range(2):  # (found by its image each time: no copy to compare with)
+        assert module.validate_tools_schema(json.loads(json.dumps(tools))) is checked
+    assert module._last is None and module._valid[module.marshal.dumps(tools, 4)][0] is None
     assert module.validate_tools_schema([_Model(tools[0])]) is None  # walked, not kept
 
 
@@ -349,14 +355,148 @@ def test_the_compiled_check_is_built_and_the_switch_turns_it_off():
     """The dev install compiles it (a silent fallback would leave it untested); TOKLANE_PURE_PYTHON=1 leaves
     the walk alone, which still validates and remembers."""
     assert schema_ok is not None, "toklane._json did not build: is a C compiler installed? (pip install -e .)"
-    assert module._schema_ok is schema_ok
+    assert module._schema_ok is schema_ok and module._same_value is same_value
     code = (
-        "import json; from toklane.parsing import schema as s; assert s._schema_ok is None\n"
+        "import json; from toklane.parsing import schema as s; assert s._schema_ok is s._same_value is None\n"
         'tools = \'[{"type": "function", "function": {"name": "f", "parameters": {}}}]\'\n'
-        "assert s.validate_tools_schema(json.loads(tools)) is s.validate_tools_schema(json.loads(tools)) is not None\n"
+        "first = s.validate_tools_schema(json.loads(tools))\n"
+        "assert first is s.validate_tools_schema(json.loads(tools)) is s.validate_tools_schema(json.loads(tools))\n"
+        "assert first is not None and s._last is None\n"
         "try:\n    s.validate_tools_schema([{'name': 'f', 'parameters': {'enum': 1}}])\n"
         "except s.InvalidToolsSchemaError as e:\n    print(e)"
     )
     env = {**os.environ, "TOKLANE_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "tools_schema[0].parameters.enum must be a list, got integer"
+
+
+# --------------------------------------------------------------------------- the schema found last
+
+
+def _same_reference(a: Any, b: Any) -> bool:
+    """same_value's promise, written plainly: the same types everywhere, dicts' items in the same order,
+    floats with the same bits; nothing but exact built-in values."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is float:
+        return struct.pack("<d", a) == struct.pack("<d", b)
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(map(_same_reference, a, b))
+    if type(a) is dict:
+        if len(a) != len(b):
+            return False
+        pairs = zip(a.items(), b.items(), strict=True)
+        return all(_same_reference(ka, kb) and _same_reference(va, vb) for (ka, va), (kb, vb) in pairs)
+    return type(a) in (str, int, bool, type(None)) and a == b
+
+
+_SCALAR = (
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 2)
+    | st.integers()
+    | st.floats(allow_nan=True)
+    | st.text(max_size=12)
+    | st.text(max_size=3).map(_Str)
+)
+_KEY = st.none() | st.booleans() | st.integers(-2, 2) | st.floats(allow_nan=False) | st.text(max_size=6)
+_VALUE = st.recursive(
+    _SCALAR,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(_KEY, inner, max_size=4)
+        | st.dictionaries(_KEY, inner, max_size=2).map(_Dict)
+    ),
+    max_leaves=24,
+)
+
+
+def _twin(value: Any, draw: Any) -> Any:
+    """A fresh copy of ``value`` (new containers, new strs), with a change here and there: a lookalike
+    (1 for True, -0.0 for 0.0, a tuple for a list, a subclass, items reordered) or another value."""
+    change = draw(st.integers(0, 15))
+    kind = type(value)
+    if kind in (dict, _Dict):
+        items = [(_twin(k, draw), _twin(v, draw)) for k, v in value.items()]
+        if change == 0:
+            items.reverse()
+        return (_Dict if (kind is dict) == (change == 1) else dict)(items)
+    if kind in (list, tuple):
+        items = [_twin(v, draw) for v in value]
+        return (tuple if kind is list else list)(items) if change == 0 else kind(items)
+    if change == 0:
+        if kind is bool:
+            return int(value)
+        if kind is int:
+            return bool(value) if value in (0, 1) else value + 1
+        if kind is float:
+            return -value if value == 0 else value * 2
+        if kind in (str, _Str):
+            return value + "x" if change % 2 or kind is _Str else _Str(value)
+        return 0  # (for None)
+    return "".join(value) if kind is str else value  # (a str: another object where it is not one character)
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(value=_VALUE, data=st.data())
+def test_same_value_is_equality_type_for_type(value, data):
+    """Against the plain reference, on a value and its twin (a fresh copy with lookalikes and changes):
+    True exactly where both are made of the same exact built-in values, in the same order."""
+    twin = _twin(value, data.draw)
+    assert same_value(value, twin) is _same_reference(value, twin)
+    assert same_value(twin, value) is _same_reference(twin, value)
+    assert same_value(value, value) is _same_reference(value, value)
+
+
+def test_same_value_reads_bits_and_types_not_equality():
+    for a, b in ((1, True), (0, False), (0.0, -0.0), (1, 1.0), ([], ()), ({}, []), ("a", _Str("a")), (None, 0)):
+        assert a == b or a is None or type(a) is not type(b)
+        assert not same_value(a, b) and not same_value([a], [b]) and not same_value({"k": a}, {"k": b})
+    nan = float("nan")
+    assert same_value(nan, float("nan")) and not same_value(nan, -nan)  # (bits: a NaN is itself)
+    assert not same_value({"a": 1, "b": 2}, {"b": 2, "a": 1})  # (items in order, as an image writes them)
+    assert same_value({1: [2.5, None, "é"], "k": (True,)}, {1: [2.5, None, "é"], "k": (True,)})
+    assert same_value(10**40, 10**40) and not same_value(10**40, 10**40 + 1)
+
+
+def test_same_value_stops_at_its_depth_and_at_cycles():
+    looped: list[Any] = []
+    looped.append(looped)
+    assert same_value(looped, looped) is False
+    deep, deeper = [], []
+    for _ in range(500):
+        deep, deeper = [deep], [deeper]
+    assert same_value(deep, deeper)
+    for _ in range(20):
+        deep, deeper = [deep], [deeper]
+    assert not same_value(deep, deeper)  # (past its depth: not found by it, never an error)
+    with pytest.raises(TypeError):
+        same_value([])
+
+
+@pytest.mark.parametrize(
+    "good, lookalike, error",
+    [
+        ({"not": True}, {"not": 1}, "not must be a schema object, got integer"),
+        ({"enum": ["a"]}, {"enum": ("a",)}, "enum must be a list, got tuple"),
+        ({"required": ["a"], "type": "object"}, {"required": ("a",), "type": "object"}, "required must be a list"),
+        ({"items": False}, {"items": 0}, "items must be a schema object, got integer"),
+    ],
+)
+def test_the_schema_found_last_is_compared_type_for_type(good, lookalike, error, monkeypatch):
+    """A schema found again is the one compared first with the next: an equal copy is found without an
+    image, and a lookalike of it (1 for True, a tuple for a list) is checked, with the walk's error."""
+    module._forget_all()
+    tools = json.loads(json.dumps(_tools(good)))  # (as a request's JSON gives it: images equal)
+    first = module.validate_tools_schema(tools)
+    assert module.validate_tools_schema(json.loads(json.dumps(tools))) is first  # (by its image: now the last)
+    assert module._last is not None and module._last[1] is first and same_value(module._last[0], tools)
+    with monkeypatch.context() as m:
+        m.setattr(module, "marshal", None)  # (no image can be written or read)
+        assert module.validate_tools_schema(json.loads(json.dumps(tools))) is first
+    with pytest.raises(InvalidToolsSchemaError, match=error):
+        module.validate_tools_schema(_tools(lookalike))
+    assert module._last[1] is first
+    assert module.validate_tools_schema([_Dict(tools[0])]) is None  # a subclass: walked, not found
+    module._forget_all()
