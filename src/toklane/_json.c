@@ -429,6 +429,20 @@ same_bytes(const unsigned char *p, const unsigned char *q, size_t size)
     return 1;
 }
 
+/* Whether two exact strs are the same: 1, 0, or -1 on an error. */
+static inline int
+same_str(PyObject *a, PyObject *b)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(a) < 0 || PyUnicode_READY(b) < 0)
+        return -1;
+#endif
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    int kind = PyUnicode_KIND(a);
+    return a == b || (n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
+                      same_bytes(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind));
+}
+
 /* 1 where a and b are the same plain value, type for type, 0 where not (or either is not plain, or nests
  * past the depth), -1 on an error. */
 static int
@@ -437,16 +451,8 @@ value_same(PyObject *a, PyObject *b, int depth)
     PyTypeObject *type = Py_TYPE(a);
     if (type != Py_TYPE(b))
         return 0;
-    if (type == &PyUnicode_Type) {
-#if PY_VERSION_HEX < 0x030C0000
-        if (PyUnicode_READY(a) < 0 || PyUnicode_READY(b) < 0)
-            return -1;
-#endif
-        Py_ssize_t n = PyUnicode_GET_LENGTH(a);
-        int kind = PyUnicode_KIND(a);
-        return a == b || (n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
-                          same_bytes(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind));
-    }
+    if (type == &PyUnicode_Type)
+        return same_str(a, b);
     if (a == Py_None || type == &PyBool_Type)
         return a == b;
     if (type == &PyLong_Type)
@@ -478,7 +484,8 @@ value_same(PyObject *a, PyObject *b, int depth)
         while (PyDict_Next(a, &i, &ka, &va)) {
             if (!PyDict_Next(b, &j, &kb, &vb))
                 return 0;
-            int r = value_same(ka, kb, depth + 1);
+            int r = PyUnicode_CheckExact(ka) && PyUnicode_CheckExact(kb) ? same_str(ka, kb) /* (most keys) */
+                                                                         : value_same(ka, kb, depth + 1);
             if (r > 0)
                 r = value_same(va, vb, depth + 1);
             if (r <= 0)
