@@ -1097,7 +1097,8 @@ def schema_rows(rows: list, qwen: toklane.Tokenizer) -> None:
     """get_parser with a request's 4 tools (ordinary ones, then richer ones), each set timed in one
     interleaved run: without tools (the floor), the first sight of a schema, a schema seen before (the
     same list object; an equal copy, as each request's JSON gives), marshal.dumps of that copy alone (the
-    value key: the least any lookup of a raw list by value costs), its ToolsSchema (validated once), the
+    value key) and its compare with the entry found last alone (one C pass that only reads: the least any
+    check of a raw list by value costs), its ToolsSchema (validated once), the
     plugins' per-request route from the request's tool models (fields read, then found by value; before:
     model_dump), and SGLang's FunctionCallParser(tools, "qwen3_coder") built from the same Tool objects
     (SGLang checks nothing in the schema)."""
@@ -1117,6 +1118,8 @@ def _schema_rows(rows: list, qwen: toklane.Tokenizer, label: str, make: Callable
     copies = [json.loads(json.dumps(same)) for _ in range(16)] * (n // 16)
     handle = schema_module.validate_tools_schema(same)
     forget = schema_module._forget_all
+    kept = marshal.loads(marshal.dumps(same, 4))  # (what the entry found last is compared with)
+    same_value = schema_module._same_value or (lambda a, b: a == b)  # (a build without C: == stands in)
 
     def ours_first() -> None:
         for tools in copies:
@@ -1133,6 +1136,7 @@ def _schema_rows(rows: list, qwen: toklane.Tokenizer, label: str, make: Callable
             toklane.get_parser(qwen, reasoning="qwen3", tools="qwen3_coder", tools_schema=t) for t in copies
         ],
         "marshal": lambda: [marshal.dumps(t, 4) for t in copies],
+        "compare": lambda: [same_value(t, kept) for t in copies],
         "handle": lambda: [
             toklane.get_parser(qwen, reasoning="qwen3", tools="qwen3_coder", tools_schema=handle) for _ in range(n)
         ],
@@ -1160,7 +1164,7 @@ def _schema_rows(rows: list, qwen: toklane.Tokenizer, label: str, make: Callable
 
     def row(label: str, key: str, target: str, note: str = "") -> None:
         note = note or f"{t[key] / floor:.1f}x the floor"
-        if sg is not None and key != "marshal":
+        if sg is not None and key not in ("marshal", "compare"):
             note += f", {t[key] / sg:.2f}x SGLang's"
         rows.append([label, fmt_seconds(t[key]), "", "", "", note, target])
 
@@ -1178,6 +1182,12 @@ def _schema_rows(rows: list, qwen: toklane.Tokenizer, label: str, make: Callable
         "marshal",
         "(information)",
         f"{t['marshal'] / floor:.1f}x the floor: floor + it = {(floor + t['marshal']) / floor:.1f}x",
+    )
+    row(
+        "    of it, the compare with the entry found last",
+        "compare",
+        "(information)",
+        f"{t['compare'] / floor:.1f}x the floor: floor + it = {(floor + t['compare']) / floor:.1f}x",
     )
     row("  toklane, its ToolsSchema", "handle", f"<= 1.5x floor: {'met' if t['handle'] / floor <= 1.5 else 'MISSED'}")
     if sg is not None:
