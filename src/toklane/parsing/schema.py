@@ -20,8 +20,8 @@ which strings are shared, so one value built two ways (a literal, parsed JSON) m
 each request built the same way (the engines' JSON) finds the same one. The entry found last is also
 compared with the next schema first (``toklane._json.same_value``: one C pass over both that reads and
 allocates nothing, type for type, so it finds only what would write the same image, shared strings
-aside): the usual request, the same tools again, writes no image (4 ordinary tools: 4.5 -> 2.6 µs a
-``get_parser``, 0.8 µs without tools; that pass alone is ~1.4 µs). Each distinct valid
+aside): the usual request, the same tools again, writes no image (``benchmarks/parsers.py
+construction`` times both beside a ``get_parser`` without tools). Each distinct valid
 schema has one :class:`ToolsSchema`, the validated result every equal schema gets: an owned copy
 (read back from the image, so a later change to the caller's lists cannot reach a parser) and the
 parsers' ``{tool: parameters}`` index, both made once, when a parser first reads them. A
