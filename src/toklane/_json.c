@@ -463,14 +463,13 @@ value_same(PyObject *a, PyObject *b, int depth)
     }
     if (depth >= VALUE_MAX_DEPTH)
         return 0;
-    if (type == &PyList_Type || type == &PyTuple_Type) {
-        int list = type == &PyList_Type;
-        Py_ssize_t n = list ? PyList_GET_SIZE(a) : PyTuple_GET_SIZE(a);
-        if (n != (list ? PyList_GET_SIZE(b) : PyTuple_GET_SIZE(b)))
+    if (type == &PyList_Type || type == &PyTuple_Type) { /* (the Fast macros read both kinds' items) */
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(a);
+        if (n != PySequence_Fast_GET_SIZE(b))
             return 0;
+        PyObject **x = PySequence_Fast_ITEMS(a), **y = PySequence_Fast_ITEMS(b);
         for (Py_ssize_t k = 0; k < n; k++) {
-            int r = list ? value_same(PyList_GET_ITEM(a, k), PyList_GET_ITEM(b, k), depth + 1)
-                         : value_same(PyTuple_GET_ITEM(a, k), PyTuple_GET_ITEM(b, k), depth + 1);
+            int r = value_same(x[k], y[k], depth + 1);
             if (r <= 0)
                 return r;
         }

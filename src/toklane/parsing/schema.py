@@ -40,8 +40,8 @@ change would bump, so an ``id()`` hit would still have to prove that nothing ins
 same C pass over the whole schema that the compare with the last entry is, for the same cost. Nor by
 ``==`` against the kept copy: it is not type-exact (``1 == True``, so ``"not": 1`` would pass as
 ``"not": true``; a subclass or any other object answers ``==`` itself), where ``same_value`` is. Any
-check of an equal copy by value reads all of it: ``same_value`` alone is ~1.7x the cost of a
-``get_parser`` without tools, so ``<= 1.5x`` of it is only open to the :class:`ToolsSchema` route.
+check of an equal copy by value reads all of it: ``same_value`` alone costs nearly twice a
+``get_parser`` without tools (the benchmark's row), so ``<= 1.5x`` of it is only open to the :class:`ToolsSchema` route.
 """
 
 from __future__ import annotations
