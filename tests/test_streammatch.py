@@ -6,6 +6,7 @@ import itertools
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -226,6 +227,31 @@ def test_the_compiled_scan_is_built_and_refuses_bad_tables():
         find_all(["<a>"], nodes, edges, leads)
     with pytest.raises(TypeError):
         find_all("<a>", nodes, edges, tuple(range(9)))  # more leads than the scan keeps
+    # split_plain runs the same checked scan (its reading: tests/parsing/test_plain_split.py)
+    from toklane._trie import split_plain
+
+    roles = bytes([1, 2])
+
+    def cut(roles: bytes, in_reasoning: bool, text: str, *ids: list[int]) -> Any:
+        return split_plain(nodes, edges, leads, roles, in_reasoning, True, lambda *parts: parts, text, *ids)
+
+    assert cut(roles, False, " <a> x<b y") == ("x", "y", [])
+    assert cut(roles, False, " <a> x<b ") == ("x", None, [])  # (an empty part: None)
+    assert cut(roles, False, "x y") == (None, "x y", [])
+    assert cut(bytes([1]), True, "x<b y") is None  # (a pattern past the roles: any other)
+    # read from ids: the hits must be the marker ids, each where it was put and as its own pattern
+    assert cut(roles, False, " <a> x<b y", [1, 6], [0, 1]) == ("x", "y", [])
+    assert cut(roles, False, " <a> x<b y", [0, 6], [0, 1]) is None
+    assert cut(roles, False, " <a> x<b y", [1, 6], [1, 1]) is None
+    assert cut(roles, False, " <a> x<b y", [6], [1]) is None  # (a spelled marker)
+    with pytest.raises(ValueError, match="split_plain: an edge"):
+        split_plain(nodes, edges[:8], leads, roles, True, True, tuple, "<a>")
+    with pytest.raises(TypeError):
+        split_plain(nodes, edges, leads, roles, True, True, tuple, b"<a>")  # (a str only)
+    with pytest.raises(TypeError):
+        split_plain(nodes, edges, leads, "12", True, True, tuple, "<a>")
+    with pytest.raises(TypeError):
+        split_plain(nodes, edges, leads, roles, True, True, None, "<a>")  # (make: a callable)
     code = "from toklane import streammatch; print(streammatch.NATIVE)"
     env = {**os.environ, "TOKLANE_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

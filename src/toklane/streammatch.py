@@ -25,6 +25,7 @@ alternations) does it, jumping between occurrences of a shared first symbol.
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from collections import deque
@@ -43,8 +44,9 @@ try:  # the compiled scan (setup.py builds it where a C compiler is present)
     if pure_python():
         raise ImportError("TOKLANE_PURE_PYTHON is set")
     from ._trie import find_all as _native_find_all
+    from ._trie import split_plain as _native_split_plain
 except ImportError:
-    _native_find_all = None
+    _native_find_all = _native_split_plain = None
 
 #: Whether :meth:`Automaton.find_all` runs the compiled scan (``toklane._trie``).
 NATIVE = _native_find_all is not None
@@ -138,6 +140,23 @@ class Automaton(Generic[S]):
             )
         else:
             self._skip = re.compile("[" + "".join(re.escape(c) for c in sorted(firsts)) + "]")  # type: ignore[arg-type]
+
+    def split_plain(
+        self, roles: bytes, in_reasoning: bool, may_open: bool, make: Callable[[Any, Any, list[Any]], Any]
+    ) -> Callable[..., Any] | None:
+        """The compiled cut of a reasoning-only output of a usual shape, bound to these patterns
+        (``roles``: each pattern's, 1 a reasoning start marker, 2 its end marker, 0 any other):
+        ``cut(text)`` is ``make(reasoning, content, [])`` -- ``[start marker] reasoning end-marker
+        content``, stripped as the parsers strip them, an empty part None (content alone where the
+        output starts outside reasoning; no content where it is cut short) -- or None where the
+        output holds anything else; ``cut(text, starts, patterns)`` for a text read from token ids,
+        whose markers must be exactly its marker ids (``starts``, ``patterns``: where each one's
+        text is and which pattern it is). None where the scan is not compiled or not exact for
+        these patterns. See ``ThinkToolsParser._whole_plain``, whose result it is."""
+        tables = self._tables
+        if tables is None or _native_split_plain is None or self.is_bytes:
+            return None
+        return functools.partial(_native_split_plain, *tables, roles, in_reasoning, may_open, make)
 
     def may_start(self, text: S) -> bool:
         """Whether some pattern's first symbol is in ``text`` (one C-speed scan)."""

@@ -153,7 +153,7 @@ class FormatCombo:
 # lookup reads ``tokenizer.__weakref__``: the first weak reference to it, which is the basic one that
 # keys its entries once it has any (CPython keeps it first), so the key is found by identity, as fast
 # as an attribute read (another reference there would still match: weak references compare by referent).
-_SHARED = frozenset({"_tables", "_reasoning_fmt", "_tools"})  # read-only objects every parser shares
+_SHARED = frozenset({"_tables", "_reasoning_fmt", "_tools", "_split"})  # read-only objects every parser shares
 _SCALARS = frozenset({str, int, bool, float, bytes, type(None)})
 
 

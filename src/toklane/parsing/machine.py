@@ -217,6 +217,7 @@ class StreamParser(Lexer):
     _stream_args = False
     _hold_calls = False  # stream_arguments, but the current block's calls are sent whole (ToolFormat.hold_anchored)
     _mode = CONTENT
+    _split: Callable[..., ParseResult | None] | None = None  # the compiled cut of a whole output (_plain_split)
 
     # No __init__: a blank parser is ``cls()`` (the cheapest object Python makes), then either
     # :meth:`_setup` fills it (:meth:`build`) or get_parser copies a prototype's state into it. So
@@ -261,6 +262,14 @@ class StreamParser(Lexer):
                 if inside:
                     self._mode = REASONING
                     self._label = reasoning.label
+        split = self._plain_split()
+        if split is not None:
+            self._split = split
+
+    def _plain_split(self) -> Callable[..., ParseResult | None] | None:
+        """The compiled cut of whole outputs whose result :meth:`_whole_plain` knows without hits
+        (set up once: it reads the starting state), or None: find the hits."""
+        return None
 
     def _take_schema(self, tools_schema: Any, unknown_tools: str) -> None:
         """The request's ``tools_schema``: checked (malformed schemas fail here, not mid-stream),
@@ -337,6 +346,9 @@ class StreamParser(Lexer):
         read, not changed: :func:`toklane.parse_batch` parses every output through its first
         parser."""
         if token_ids is None and type(text) is str:  # (:meth:`_read_plain` of a text, one call fewer)
+            split = self._split
+            if split is not None and (plain := split(text)) is not None:
+                return plain
             hits = self._tables.text_automaton.find_all(text)
             if hits is None:
                 found = None
@@ -363,11 +375,16 @@ class StreamParser(Lexer):
             if type(token_ids) is not list and type(token_ids) is not tuple:
                 token_ids = token_ids if _flat_array(token_ids) else _id_sequence(token_ids)
             if self._tools is None:
-                plain = self._ids_reasoning_only(token_ids)
+                plain = self._ids_cut(token_ids) if self._split is not None and len(token_ids) <= _CUT_IDS else None
+                if plain is None:
+                    plain = self._ids_reasoning_only(token_ids)
                 if plain is not None:
                     return token_ids, None, plain
             text, hits = self._ids_as_text(token_ids)
         elif type(text) is str:
+            split = self._split
+            if split is not None and (plain := split(text)) is not None:
+                return token_ids, None, plain
             hits = self._tables.text_automaton.find_all(text)
         else:
             return token_ids, None, None
@@ -379,6 +396,18 @@ class StreamParser(Lexer):
         """A whole output's ids read as runs where the machine knows their result without reading
         them (:meth:`ThinkToolsParser._ids_reasoning_only`); None: read them."""
         return None
+
+    def _ids_cut(self, token_ids: Any) -> ParseResult | None:
+        """A whole output's ids as one text (:func:`.gather.text`) cut by :attr:`_split`, where the
+        markers it finds are exactly the marker ids, each where it was put (ordinary tokens that
+        spell a marker are text from ids): what the ids read as. None: read them another way."""
+        tables = self._tables
+        got = gather.text(token_ids, tables.id_table or tables.load_id_table(self._tok))
+        if got is None:
+            return None
+        text, positions, starts = got
+        id_roles = tables.id_roles  # (a marker id's role is its pattern in the text automaton)
+        return self._split(text, starts, [id_roles[token_ids[p]] for p in positions])  # type: ignore[misc]
 
     def _parse_scanned(
         self, text: str | None, token_ids: Any, found: tuple[str, list[tuple[int, int, int]]] | None
@@ -637,6 +666,14 @@ class StreamParser(Lexer):
 
 class ThinkToolsParser(StreamParser):
     """Reasoning delimited by start/end markers, plus tool-call blocks."""
+
+    def _plain_split(self) -> Callable[..., ParseResult | None] | None:
+        """Reasoning-only parsers (no tools, no role label, nothing pre-filled): the tables' compiled
+        cut, :meth:`_whole_plain`'s reading of a text in one call, markers found and all."""
+        if self._tools is not None or self._label or self._prefill or self._mode not in (REASONING, CONTENT):
+            return None
+        fmt = self._reasoning_fmt
+        return self._tables.plain_split(self._mode == REASONING, fmt is not None and not fmt.label)
 
     # ------------------------------------------------------------------ whole outputs read without the machine
     # (what this machine makes of outputs of a common shape; tests compare every one with its reading)
@@ -914,6 +951,11 @@ class ThinkToolsParser(StreamParser):
 
 #: Spans up to this long are stripped by slicing then stripping (a copy of a few KB is cheaper than a search).
 _SHORT_SPAN = 4096
+# Ids up to this many are read as one text and cut (StreamParser._ids_cut): there the call's fixed cost is
+# most of a whole output's, and the cut's is a fraction of the runs' reading (_ids_reasoning_only). Beyond,
+# decoding the joined text whole (its marker offsets counted) and copying the reasoning out of it cost
+# more than decoding the two runs on their own where the text is not ASCII (benchmarks/parsers.py whole).
+_CUT_IDS = 2048
 
 
 def _stripped(text: str, start: int, end: int, right: bool = True) -> str:

@@ -25,13 +25,14 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import MissingTokenError
 from ..gather import IdTable
 from ..streammatch import Automaton
+from .types import ParseResult
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -101,6 +102,9 @@ def _with_suffix(
 #: Pattern index of the text automaton that stands for "an added special token that is no marker".
 DROP = -1
 
+#: The roles the compiled cut of a reasoning-only output knows (Automaton.split_plain); any other is 0.
+_SPLIT_ROLES = {"reasoning_start": 1, "reasoning_end": 2}
+
 
 class Tables:
     """Everything a parser needs from one tokenizer for one pair of formats. Shared, read-only.
@@ -117,6 +121,7 @@ class Tables:
         "id_roles",
         "id_table",
         "owner",
+        "plain_splits",
         "plain_texts",
         "roles",
         "special_ids",
@@ -188,6 +193,19 @@ class Tables:
         self.token_table: tuple[bytes | None, ...] | None = None  # filled on the first ids feed
         self.plain_texts: list[str | bool | None] | None = None  # per id, on the first one-token ids feed
         self.id_table: IdTable | None = None  # on the first long ids feed
+        self.plain_splits: dict[tuple[bool, bool], Callable[..., ParseResult | None] | None] = {}  # plain_split's
+
+    def plain_split(self, in_reasoning: bool, may_open: bool) -> Callable[..., ParseResult | None] | None:
+        """The compiled cut of a reasoning-only output of a usual shape by these markers into its
+        :class:`ParseResult` (:meth:`.Automaton.split_plain`), made once per starting state:
+        ``in_reasoning``, whether the output starts inside reasoning; ``may_open``, whether a start
+        marker first thing opens it where it does not. None where the scan is not compiled."""
+        key = (in_reasoning, may_open)
+        splits = self.plain_splits
+        if key not in splits:  # (two threads may both make it: the same value)
+            roles = bytes(_SPLIT_ROLES.get(name, 0) for name in self.text_names)
+            splits[key] = self.text_automaton.split_plain(roles, in_reasoning, may_open, ParseResult)
+        return splits[key]
 
     def _owner(self) -> Tokenizer:
         tok = self.owner()
