@@ -72,7 +72,7 @@ def test_cut_equals_the_reading_from_hits_and_the_machines(text: str) -> None:
         assert norm(toklane.parse(QWEN, text=text, **fmt)) == expect, fmt
         assert norm(toklane.get_parser(QWEN, **fmt).parse_whole(text)) == expect, fmt
         if cut is not None:
-            assert cut == from_hits, (fmt, text)  # (exactly: None and "" alike)
+            assert cut == from_hits, (fmt, text)  # (exactly: an empty part is None in both)
             assert norm(cut) == expect, (fmt, text)
         # It reads every shape the reading from hits reads, but text or a second start marker before
         # the reasoning's own start marker (those it leaves to that reading).
