@@ -1248,54 +1248,47 @@ def _serve_first_answer(env: dict[str, str]) -> float | None:
         proc.wait()
 
 
-def _count_wall(env: dict[str, str], path: str) -> float | None:
-    """Wall seconds of ``toklane count --model qwen3.6`` on ``path`` in a fresh process, or None."""
+def _wall(args: list[str], env: dict[str, str]) -> float | None:
+    """Wall seconds of a fresh ``python *args`` with ``env`` added, or None where it failed."""
     import subprocess
 
     start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "toklane.cli", "count", "--model", "qwen3.6", "--no-progress", path],
-        env={**os.environ, **env},
-        capture_output=True,
-    )
+    done = subprocess.run([sys.executable, *args], env={**os.environ, **env}, capture_output=True)
     return time.perf_counter() - start if done.returncode == 0 else None
 
 
-def _server_stack_import_wall() -> float | None:
-    """Wall seconds of a fresh ``python -c "import fastapi, uvicorn"``: what any FastAPI service pays
-    before its first answer, whatever it serves (toklane's service is built on them)."""
-    import subprocess
-
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "import fastapi, uvicorn"], capture_output=True)
-    return time.perf_counter() - start if done.returncode == 0 else None
+def _best_wall(measure: Callable[[], float | None], runs: int) -> float | None:
+    """The least of ``runs`` measurements that did not fail, or None where all did."""
+    got = [t for t in (measure() for _ in range(runs)) if t is not None]
+    return min(got) if got else None
 
 
 def cli_start_rows(rows: list, quick: bool) -> None:
     """``toklane serve``'s first answer and ``toklane count`` on a 1 KB file, fresh processes, warm disk
     cache, best of several, beside their targets (0.5 s and 0.4 s); beneath serve's, the server stack's
-    import alone (FastAPI and uvicorn in a fresh process: the least any FastAPI service's start costs)."""
+    import alone (a fresh ``python -c "import fastapi, uvicorn"``: what any FastAPI service pays before
+    its first answer, whatever it serves)."""
     runs = 3 if quick else 5
     with tempfile.TemporaryDirectory() as tmp:
         env = {"TOKLANE_CACHE_DIR": str(Path(tmp) / "cache")}
         _fresh(_COLD_TOKLANE, ["qwen3.6"], env)  # (the cache made warm)
         small = Path(tmp) / "small.txt"
         small.write_text(sample_text(0.001)[:1000], encoding="utf-8")
-        for label, target, measure in (
-            ("toklane serve: first answer (qwen3.6)", 0.5, lambda: _serve_first_answer(env)),
-            ("toklane count, 1 KB file (qwen3.6)", 0.4, lambda: _count_wall(env, str(small))),
-        ):
-            got = [t for t in (measure() for _ in range(runs)) if t is not None]
-            best = min(got) if got else None
-            shown = fmt_seconds(best) if best is not None else "failed"
-            verdict = "-" if best is None else ("met" if best <= target else "MISSED")
-            rows.append((label, "", "", shown, "target (wall)", fmt_seconds(target), verdict))
-            if label.startswith("toklane serve"):
-                got = [t for t in (_server_stack_import_wall() for _ in range(runs)) if t is not None]
-                floor = min(got) if got else None
-                share = "-" if floor is None or best is None else f"{floor / best:.0%} of serve's"
-                shown = fmt_seconds(floor) if floor is not None else "failed"
-                rows.append(("  of it: import fastapi, uvicorn alone", "", "", shown, "(information)", "", share))
+        count = ["-m", "toklane.cli", "count", "--model", "qwen3.6", "--no-progress", str(small)]
+        serve = _best_wall(lambda: _serve_first_answer(env), runs)
+        stack = _best_wall(lambda: _wall(["-c", "import fastapi, uvicorn"], {}), runs)
+        rows.append(_wall_row("toklane serve: first answer (qwen3.6)", 0.5, serve))
+        share = "-" if stack is None or serve is None else f"{stack / serve:.0%} of serve's"
+        shown = fmt_seconds(stack) if stack is not None else "failed"
+        rows.append(("  of it: import fastapi, uvicorn alone", "", "", shown, "(information)", "", share))
+        rows.append(_wall_row("toklane count, 1 KB file (qwen3.6)", 0.4, _best_wall(lambda: _wall(count, env), runs)))
+
+
+def _wall_row(label: str, target: float, best: float | None) -> tuple[str, ...]:
+    """A table row: the best wall time beside its target."""
+    shown = fmt_seconds(best) if best is not None else "failed"
+    verdict = "-" if best is None else ("met" if best <= target else "MISSED")
+    return (label, "", "", shown, "target (wall)", fmt_seconds(target), verdict)
 
 
 def _print_cold_start_table(quick: bool) -> None:
