@@ -670,7 +670,7 @@ class ThinkToolsParser(StreamParser):
     def _plain_split(self) -> Callable[..., ParseResult | None] | None:
         """Reasoning-only parsers (no tools, no role label, nothing pre-filled): the tables' compiled
         cut, :meth:`_whole_plain`'s reading of a text in one call, markers found and all."""
-        if self._tools is not None or self._label or self._prefill or self._mode not in (REASONING, CONTENT):
+        if self._tools is not None or self._label or self._prefill:  # (_setup leaves _mode REASONING or CONTENT)
             return None
         fmt = self._reasoning_fmt
         return self._tables.plain_split(self._mode == REASONING, fmt is not None and not fmt.label)
